@@ -1,0 +1,73 @@
+"""Running graphs: compute to the driver, or persist with every chunk on its rank's worker."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+
+import dask
+import distributed
+
+_PROGRESS_ENV = "DNDASK_PROGRESS"
+_PROGRESS_DELAY = 2.0  # seconds before a bar appears
+
+
+class Placement:
+    """Scheduler-side annotation: the worker each output key must run on.
+
+    Keys not in the table (intermediate tasks) are left free, so Dask places
+    them next to their inputs.
+    """
+
+    def __init__(self, table: Mapping):
+        self.table = dict(table)
+
+    def __call__(self, key) -> list[str]:
+        address = self.table.get(key)
+        return [address] if address is not None else []
+
+
+def _progress_mode() -> str:
+    mode = os.environ.get(_PROGRESS_ENV, "auto").lower()
+    if mode not in ("auto", "on", "off"):
+        raise ValueError(f"`{_PROGRESS_ENV}` must be 'auto', 'on' or 'off', got {mode!r}")
+    return mode
+
+
+def _interactive() -> bool:
+    if "ipykernel" in sys.modules:
+        return True
+    return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
+def wait(futures: Sequence[distributed.Future]) -> None:
+    """Wait for ``futures``; show a progress bar if they take a while interactively."""
+    mode = _progress_mode()
+    if mode == "off" or (mode == "auto" and not _interactive()):
+        distributed.wait(futures)
+        return
+    if mode == "auto":
+        try:
+            distributed.wait(futures, timeout=_PROGRESS_DELAY)
+            return
+        except distributed.TimeoutError:
+            pass
+    distributed.progress(futures)
+    distributed.wait(futures)
+
+
+def compute(collection, client: distributed.Client):
+    """Compute a Dask collection on ``client`` and return its value in the driver."""
+    future = client.compute(collection)
+    wait([future])
+    return future.result()
+
+
+def persist(collection, client: distributed.Client, table: Mapping):
+    """Persist ``collection`` with each key in ``table`` held by its worker."""
+    with dask.annotate(workers=Placement(table), allow_other_workers=False):
+        persisted = client.persist(collection)
+    futures = list(distributed.futures_of(persisted))
+    wait(futures)
+    return persisted

@@ -1,0 +1,653 @@
+"""The DNDarray: a Dask array whose chunk grid along ``split`` is the distribution map."""
+
+from __future__ import annotations
+
+import numbers
+import operator
+from collections.abc import Callable
+
+import dask.array as da
+import numpy as np
+import torch
+
+from . import _compute, _distribution, _layout, _ops, _repr, _types
+from ._comm import Comm
+from ._graph import block_index
+from ._torch import to_torch
+
+
+class Device:
+    """Where chunks live; ``str(device)`` is Heat's ``cpu:0`` form.
+
+    >>> Device("cpu")
+    device(cpu:0)
+    """
+
+    def __init__(self, device_type: str = "cpu", device_id: int = 0):
+        if device_type not in ("cpu", "gpu"):
+            raise ValueError(f"`device_type` must be 'cpu' or 'gpu', got {device_type!r}")
+        self.device_type = device_type
+        self.device_id = device_id
+
+    @property
+    def torch_device(self) -> str:
+        """The torch device string of local tensors."""
+        return "cpu" if self.device_type == "cpu" else f"cuda:{self.device_id}"
+
+    def __str__(self) -> str:
+        return f"{self.device_type}:{self.device_id}"
+
+    def __repr__(self) -> str:
+        return f"device({self})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return other in (str(self), self.device_type)
+        return isinstance(other, Device) and str(other) == str(self)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+cpu = Device("cpu")
+
+
+class LshapeMap(torch.Tensor):
+    """The ``(size, ndim)`` int64 table of local shapes: a torch tensor with ``copy()``.
+
+    Heat users call torch methods on it; the seed notebook also calls ``.copy()``.
+
+    >>> m = LshapeMap.of(np.array([[2, 4], [1, 4]]))
+    >>> m.copy()[:, 0].tolist()
+    [2, 1]
+    """
+
+    @staticmethod
+    def of(table: np.ndarray) -> LshapeMap:
+        return torch.from_numpy(np.ascontiguousarray(table, dtype=np.int64)).as_subclass(LshapeMap)
+
+    def copy(self) -> LshapeMap:
+        """A copy that can be edited freely (same as ``clone()``)."""
+        return self.clone()
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        return repr(self.as_subclass(torch.Tensor))
+
+
+class DNDarray:
+    """A global array split along one axis over the ranks of a :class:`Comm`.
+
+    It wraps a ``dask.array.Array`` whose chunks along ``split`` are exactly
+    one per rank (chunk ``r`` is rank ``r``'s ``lshape``) and which has a
+    single chunk along every other axis. Build one with the factories
+    (:func:`dndask.array`, :func:`dndask.zeros`, ...) rather than directly.
+
+    Parameters
+    ----------
+    array : dask.array.Array
+        Chunked as described above.
+    split : int or None
+        The distributed axis.
+    comm : Comm
+        The ranks.
+
+    Examples
+    --------
+    >>> import dndask as ht
+    >>> a = ht.arange(10, split=0, comm=ht.get_comm().subcomm([0, 1, 2]))
+    >>> a.lshape_map.tolist()
+    [[4], [3], [3]]
+    >>> a.counts_displs()
+    ((4, 3, 3), (0, 4, 7))
+    """
+
+    __array_priority__ = 100
+
+    def __init__(self, array: da.Array, split: int | None, comm: Comm):
+        if not isinstance(array, da.Array):
+            raise TypeError(f"`array` must be a dask.array.Array, got {type(array).__name__}")
+        if not isinstance(comm, Comm):
+            raise TypeError(f"`comm` must be a dndask.Comm, got {type(comm).__name__}")
+        split = _layout.normalize_axis(split, array.ndim, "split")
+        if any(np.isnan(c) for dim in array.chunks for c in dim):
+            raise ValueError("`array` must have known chunk sizes")
+        _layout.counts_from_chunks(array.chunks, split, comm.size)
+        self._array = array
+        self._split = split
+        self._comm = comm
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Global shape."""
+        return tuple(int(s) for s in self._array.shape)
+
+    gshape = shape
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return self._array.ndim
+
+    @property
+    def size(self) -> int:
+        """Global number of elements."""
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    gnumel = size
+
+    @property
+    def nbytes(self) -> int:
+        """Global number of bytes."""
+        return self.size * self.dtype.itemsize
+
+    gnbytes = nbytes
+
+    @property
+    def dtype(self) -> np.dtype:
+        """Element type (a numpy dtype; compare with ``ht.float32`` etc.)."""
+        return self._array.dtype
+
+    @property
+    def split(self) -> int | None:
+        """The distributed axis, or ``None`` if every rank holds the whole array."""
+        return self._split
+
+    @property
+    def comm(self) -> Comm:
+        """The ranks this array is distributed over."""
+        return self._comm
+
+    @property
+    def device(self) -> Device:
+        """Where the chunks live."""
+        return cpu
+
+    def _counts(self) -> tuple[int, ...]:
+        return _layout.counts_from_chunks(self._array.chunks, self._split, self._comm.size)
+
+    @property
+    def lshape_map(self) -> LshapeMap:
+        """A fresh ``(size, ndim)`` int64 tensor of every rank's local shape (no communication)."""
+        return LshapeMap.of(
+            _layout.lshape_map_from_counts(self.shape, self._split, self._counts(), self._comm.size)
+        )
+
+    @property
+    def lshape(self) -> tuple[int, ...]:
+        """Local shape of ``comm.rank`` (rank 0 in the driver)."""
+        if self._split is None:
+            return self.shape
+        counts = self._counts()
+        return tuple(
+            counts[self._comm.rank] if a == self._split else s for a, s in enumerate(self.shape)
+        )
+
+    @property
+    def lnumel(self) -> int:
+        """Number of elements of the local shape."""
+        return int(np.prod(self.lshape, dtype=np.int64))
+
+    def counts_displs(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Rows per rank along ``split`` and their offsets (the actual distribution)."""
+        if self._split is None:
+            raise ValueError("`counts_displs` needs a split array, got split=None")
+        counts = self._counts()
+        return counts, _layout.displacements(counts)
+
+    @property
+    def balanced(self) -> bool:
+        """Whether the distribution is Heat's balanced one (read off the chunks, always known)."""
+        if self._split is None:
+            return True
+        return self._counts() == _layout.balanced_counts(self.shape[self._split], self._comm.size)
+
+    def is_balanced(self, force_check: bool = False) -> bool:
+        """Whether the array is balanced; ``force_check`` is accepted for Heat compatibility."""
+        if not isinstance(force_check, bool):
+            raise TypeError(f"`force_check` must be a bool, got {type(force_check).__name__}")
+        return self.balanced
+
+    def is_distributed(self) -> bool:
+        """Whether the array is split over more than one rank."""
+        return self._split is not None and self._comm.size > 1
+
+    def _chunk_keys(self) -> list[tuple]:
+        if self._split is None:
+            return [(self._array.name,) + (0,) * self.ndim]
+        return [
+            (self._array.name, *block_index(self._split, self.ndim, r))
+            for r in range(self._comm.size)
+        ]
+
+    @property
+    def larray(self) -> torch.Tensor:
+        """Rank 0's local chunk as a torch tensor (computed, zero-copy where possible)."""
+        block = self._array.blocks[block_index(self._split, self.ndim, 0)]
+        return to_torch(_compute.compute(block, self._comm.client))
+
+    # ------------------------------------------------------------ state changes
+    def _set(self, array: da.Array, split: int | None) -> DNDarray:
+        """Swap in a new graph and split after every check has passed."""
+        _layout.counts_from_chunks(array.chunks, split, self._comm.size)
+        self._array, self._split = array, split
+        return self
+
+    def copy(self) -> DNDarray:
+        """A new DNDarray with the same values and distribution.
+
+        Dask graphs are immutable, so this is free; in-place calls on the copy
+        leave the original untouched.
+        """
+        x = self._array
+        return DNDarray(da.Array(x.dask, x.name, x.chunks, meta=x._meta), self._split, self._comm)
+
+    def redistribute_(self, lshape_map=None, target_map=None) -> DNDarray:
+        """Move rows along ``split`` so rank ``r`` holds ``target_map[r, split]`` of them.
+
+        Lazy: the graph changes now, data moves (worker to worker) when the
+        array is computed or persisted. With no ``target_map`` the array is
+        balanced. ``lshape_map``, if given, must describe the current
+        distribution (dndask knows it already, so it is only checked).
+
+        Parameters
+        ----------
+        lshape_map : torch.Tensor, optional
+            The current map, as returned by :attr:`lshape_map`.
+        target_map : torch.Tensor, optional
+            An integer ``(comm.size, ndim)`` map; non-split columns must equal
+            the global shape, the split column must sum to ``shape[split]``.
+
+        Returns
+        -------
+        DNDarray
+            ``self``.
+
+        Examples
+        --------
+        >>> import dndask as ht, torch
+        >>> a = ht.zeros((7, 4, 3), split=0, comm=ht.get_comm().subcomm([0, 1, 2, 3]))
+        >>> target = a.lshape_map
+        >>> target[:, a.split] = torch.tensor([1, 2, 2, 2])
+        >>> a.redistribute_(target_map=target).lshape_map[:, 0].tolist()
+        [1, 2, 2, 2]
+        """
+        if self._split is None:
+            raise ValueError(
+                "`redistribute_` needs a split array, got split=None; use resplit_(axis) first"
+            )
+        size, split, shape = self._comm.size, self._split, self.shape
+        if lshape_map is not None:
+            given = _layout.validate_map(lshape_map, shape, split, size, "lshape_map")
+            if given != self._counts():
+                raise ValueError(
+                    f"`lshape_map` must match the current distribution {list(self._counts())} "
+                    f"along axis {split}, got {list(given)}"
+                )
+        if target_map is None:
+            target = _layout.balanced_counts(shape[split], size)
+        else:
+            target = _layout.validate_map(target_map, shape, split, size, "target_map")
+        return self._set(_distribution.redistribute(self._array, split, self._counts(), target), split)
+
+    def redistribute(self, lshape_map=None, target_map=None) -> DNDarray:
+        """Out-of-place :meth:`redistribute_`: a redistributed copy."""
+        return self.copy().redistribute_(lshape_map=lshape_map, target_map=target_map)
+
+    def balance_(self) -> DNDarray:
+        """Redistribute to Heat's balanced layout (a no-op if already balanced); returns ``self``."""
+        if self._split is None or self.balanced:
+            return self
+        return self.redistribute_()
+
+    def balance(self, copy: bool = False) -> DNDarray:
+        """Balance in place (``copy=False``, returns ``self``) or return a balanced copy."""
+        if not isinstance(copy, bool):
+            raise TypeError(f"`copy` must be a bool, got {type(copy).__name__}")
+        return (self.copy() if copy else self).balance_()
+
+    def resplit_(self, axis: int | None = None, *, method: str | None = None) -> DNDarray:
+        """Change the split axis in place; the new axis is balanced. Returns ``self``.
+
+        ``axis=None`` gathers the array into one chunk (every rank sees all of
+        it); ``None -> axis`` slices that chunk. ``method`` picks the graph
+        (see :func:`dndask.resplit`).
+
+        Examples
+        --------
+        >>> import dndask as ht
+        >>> a = ht.zeros((7, 4, 3), split=0, comm=ht.get_comm().subcomm([0, 1, 2, 3]))
+        >>> a.resplit_(1).lshape_map.tolist()
+        [[7, 1, 3], [7, 1, 3], [7, 1, 3], [7, 1, 3]]
+        >>> a.resplit_(None).split is None
+        True
+        """
+        axis = _layout.normalize_axis(axis, self.ndim, "axis")
+        if axis == self._split:
+            return self
+        if self._comm.size == 1:
+            return self._set(self._array, axis)
+        new = _distribution.resplit(
+            self._array, self._split, axis, self._counts(), self._comm.size, method
+        )
+        return self._set(new, axis)
+
+    def resplit(self, axis: int | None = None, *, method: str | None = None) -> DNDarray:
+        """Out-of-place :meth:`resplit_`."""
+        return self.copy().resplit_(axis, method=method)
+
+    # --------------------------------------------------------------- execution
+    def _placement(self) -> dict:
+        workers = self._comm.workers
+        keys = self._chunk_keys()
+        return {key: workers[r] for r, key in enumerate(keys)}
+
+    def persist_(self) -> DNDarray:
+        """Compute now and keep chunk ``r`` in the memory of ``comm.workers[r]``; returns ``self``."""
+        persisted = _compute.persist(self._array, self._comm.client, self._placement())
+        return self._set(persisted, self._split)
+
+    def persist(self) -> DNDarray:
+        """Out-of-place :meth:`persist_`: a persisted copy (the original stays lazy)."""
+        return self.copy().persist_()
+
+    def compute(self) -> np.ndarray:
+        """The global values as a numpy array in the driver."""
+        return _compute.compute(self._array, self._comm.client)
+
+    def numpy(self) -> np.ndarray:
+        """The global values as a numpy array in the driver (same as :meth:`compute`)."""
+        return self.compute()
+
+    def to_dask(self) -> da.Array:
+        """The underlying Dask array (chunks as described in the class docstring)."""
+        return self._array
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        values = self.compute()
+        return values if dtype is None else values.astype(dtype, copy=False)
+
+    def map_local(self, fn: Callable) -> DNDarray:
+        """Run ``fn(local_tensor, rank)`` on every chunk where it lives; join along ``split``.
+
+        ``fn`` gets rank ``r``'s chunk as a torch tensor and returns a tensor
+        or numpy array; the results become the chunks of a new DNDarray split
+        like this one (their sizes along ``split`` may change). For a split=None
+        array ``fn`` runs once, as rank 0.
+
+        Examples
+        --------
+        >>> import dndask as ht
+        >>> a = ht.arange(6, split=0, comm=ht.get_comm().subcomm([0, 1]))
+        >>> a.map_local(lambda t, rank: t * 10 + rank).numpy().tolist()
+        [0, 10, 20, 31, 41, 51]
+        """
+        from . import _per_rank
+
+        return _per_rank.map_local(self, fn)
+
+    # ----------------------------------------------------- dask collection API
+    def __dask_graph__(self):
+        return self._array.__dask_graph__()
+
+    def __dask_keys__(self):
+        return self._array.__dask_keys__()
+
+    def __dask_layers__(self):
+        return self._array.__dask_layers__()
+
+    def __dask_tokenize__(self):
+        return ("dndask.DNDarray", self._array.name, self._split, self._comm.workers)
+
+    __dask_optimize__ = staticmethod(da.Array.__dask_optimize__)
+    __dask_scheduler__ = staticmethod(da.Array.__dask_scheduler__)
+
+    def __dask_postcompute__(self):
+        return self._array.__dask_postcompute__()
+
+    def __dask_postpersist__(self):
+        func, args = self._array.__dask_postpersist__()
+        return self._rebuild, (func, args)
+
+    def _rebuild(self, dsk, func, args, rename=None) -> DNDarray:
+        array = func(dsk, *args, rename=rename) if rename else func(dsk, *args)
+        return DNDarray(array, self._split, self._comm)
+
+    # ------------------------------------------------------------------- repr
+    def _meta_text(self) -> str:
+        return f"dtype={_types.heat_name(self.dtype)}, device={self.device}, split={self._split}"
+
+    def __repr__(self) -> str:
+        summarize = self.size > _repr.THRESHOLD
+        x = self._array
+        for axis, idx in enumerate(_repr.edge_indices(self.shape, summarize)):
+            if len(idx) != self.shape[axis]:
+                x = x[(slice(None),) * axis + (idx,)]
+        values = _compute.compute(x, self._comm.client)
+        return _repr.text(values, self.shape, self._meta_text())
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        lmap = self.lshape_map.tolist()
+        offsets = (
+            _layout.displacements(self._counts()) if self._split is not None else (0,) * len(lmap)
+        )
+        rows = [
+            (r, tuple(lmap[r]), offsets[r], self._comm.workers[r]) for r in range(self._comm.size)
+        ]
+        try:
+            svg = self._array.to_svg(size=150)
+        except (NotImplementedError, ValueError):
+            svg = ""
+        return _repr.html_table(
+            self.shape, _types.heat_name(self.dtype), self._split, self.balanced, rows, svg
+        )
+
+    # ------------------------------------------------------------ conversions
+    def astype(self, dtype, copy: bool = True) -> DNDarray:
+        """The array cast to ``dtype`` (numpy, torch or Python type)."""
+        dtype = _types.canonical_dtype(dtype)
+        if dtype == self.dtype and not copy:
+            return self
+        return DNDarray(self._array.astype(dtype), self._split, self._comm)
+
+    def item(self):
+        """The single element as a Python scalar."""
+        if self.size != 1:
+            raise ValueError(f"`item` needs an array of size 1, got size {self.size}")
+        return self.compute().reshape(()).item()
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-dimensional DNDarray")
+        return self.shape[0]
+
+    def _scalar(self, kind: type):
+        if self.size != 1:
+            raise TypeError(f"only size-1 arrays convert to Python scalars, got size {self.size}")
+        return kind(self.item())
+
+    def __bool__(self) -> bool:
+        return self._scalar(bool)
+
+    def __float__(self) -> float:
+        return self._scalar(float)
+
+    def __int__(self) -> int:
+        return self._scalar(int)
+
+    def __complex__(self) -> complex:
+        return self._scalar(complex)
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
+        return self._scalar(int)
+
+    # ------------------------------------------------------------- arithmetic
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method != "__call__" or ufunc.nout != 1 or "out" in kwargs:
+            return NotImplemented
+        return _ops.elementwise(lambda *xs: ufunc(*xs, **kwargs), *inputs, name=ufunc.__name__)
+
+    def __add__(self, other):
+        return _ops.binary(operator.add, self, other)
+
+    def __radd__(self, other):
+        return _ops.binary(operator.add, other, self)
+
+    def __iadd__(self, other):
+        return _ops.inplace(operator.add, self, other)
+
+    def __sub__(self, other):
+        return _ops.binary(operator.sub, self, other)
+
+    def __rsub__(self, other):
+        return _ops.binary(operator.sub, other, self)
+
+    def __isub__(self, other):
+        return _ops.inplace(operator.sub, self, other)
+
+    def __mul__(self, other):
+        return _ops.binary(operator.mul, self, other)
+
+    def __rmul__(self, other):
+        return _ops.binary(operator.mul, other, self)
+
+    def __imul__(self, other):
+        return _ops.inplace(operator.mul, self, other)
+
+    def __truediv__(self, other):
+        return _ops.binary(operator.truediv, self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.binary(operator.truediv, other, self)
+
+    def __itruediv__(self, other):
+        return _ops.inplace(operator.truediv, self, other)
+
+    def __floordiv__(self, other):
+        return _ops.binary(operator.floordiv, self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops.binary(operator.floordiv, other, self)
+
+    def __ifloordiv__(self, other):
+        return _ops.inplace(operator.floordiv, self, other)
+
+    def __mod__(self, other):
+        return _ops.binary(operator.mod, self, other)
+
+    def __rmod__(self, other):
+        return _ops.binary(operator.mod, other, self)
+
+    def __imod__(self, other):
+        return _ops.inplace(operator.mod, self, other)
+
+    def __pow__(self, other):
+        return _ops.binary(operator.pow, self, other)
+
+    def __rpow__(self, other):
+        return _ops.binary(operator.pow, other, self)
+
+    def __ipow__(self, other):
+        return _ops.inplace(operator.pow, self, other)
+
+    def __and__(self, other):
+        return _ops.binary(operator.and_, self, other)
+
+    def __rand__(self, other):
+        return _ops.binary(operator.and_, other, self)
+
+    def __iand__(self, other):
+        return _ops.inplace(operator.and_, self, other)
+
+    def __or__(self, other):
+        return _ops.binary(operator.or_, self, other)
+
+    def __ror__(self, other):
+        return _ops.binary(operator.or_, other, self)
+
+    def __ior__(self, other):
+        return _ops.inplace(operator.or_, self, other)
+
+    def __xor__(self, other):
+        return _ops.binary(operator.xor, self, other)
+
+    def __rxor__(self, other):
+        return _ops.binary(operator.xor, other, self)
+
+    def __ixor__(self, other):
+        return _ops.inplace(operator.xor, self, other)
+
+    def __eq__(self, other):  # type: ignore[override]
+        return _ops.binary(operator.eq, self, other)
+
+    def __ne__(self, other):  # type: ignore[override]
+        return _ops.binary(operator.ne, self, other)
+
+    def __lt__(self, other):
+        return _ops.binary(operator.lt, self, other)
+
+    def __le__(self, other):
+        return _ops.binary(operator.le, self, other)
+
+    def __gt__(self, other):
+        return _ops.binary(operator.gt, self, other)
+
+    def __ge__(self, other):
+        return _ops.binary(operator.ge, self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __neg__(self):
+        return _ops.elementwise(operator.neg, self, name="neg")
+
+    def __pos__(self):
+        return _ops.elementwise(operator.pos, self, name="pos")
+
+    def __abs__(self):
+        return _ops.elementwise(operator.abs, self, name="abs")
+
+    def __invert__(self):
+        return _ops.elementwise(operator.invert, self, name="invert")
+
+    # ------------------------------------------------------------- reductions
+    def sum(self, axis=None, keepdims: bool = False, dtype=None) -> DNDarray:
+        """Sum over ``axis`` (all axes by default); reducing ``split`` gives split=None.
+
+        >>> import dndask as ht
+        >>> int(ht.arange(10, split=0).sum())
+        45
+        """
+        return _ops.reduce(da.sum, self, axis, keepdims, dtype=dtype)
+
+    def mean(self, axis=None, keepdims: bool = False, dtype=None) -> DNDarray:
+        """Arithmetic mean over ``axis``."""
+        return _ops.reduce(da.mean, self, axis, keepdims, dtype=dtype)
+
+    def min(self, axis=None, keepdims: bool = False) -> DNDarray:
+        """Minimum over ``axis``."""
+        return _ops.reduce(da.min, self, axis, keepdims)
+
+    def max(self, axis=None, keepdims: bool = False) -> DNDarray:
+        """Maximum over ``axis``."""
+        return _ops.reduce(da.max, self, axis, keepdims)
+
+
+def from_dask(array: da.Array, split: int | None, comm: Comm) -> DNDarray:
+    """Wrap a Dask array, rechunking it to the balanced layout if it does not conform."""
+    split = _layout.normalize_axis(split, array.ndim, "split")
+    if any(np.isnan(c) for dim in array.chunks for c in dim):
+        raise ValueError("`array` must have known chunk sizes; call compute_chunk_sizes() first")
+    if not _layout.conforms(array.chunks, split, comm.size):
+        shape = tuple(int(s) for s in array.shape)
+        counts = _layout.balanced_counts(shape[split], comm.size) if split is not None else None
+        array = array.rechunk(_layout.chunks_for(shape, split, counts))
+    return DNDarray(array, split, comm)
+
+
+def is_scalar(value: object) -> bool:
+    """Whether ``value`` is a Python or numpy scalar."""
+    return isinstance(value, (numbers.Number, np.generic, bool))

@@ -1,0 +1,352 @@
+"""Pure layout arithmetic: who holds which rows, and how rows must move.
+
+Everything here is plain Python on shapes and counts. Nothing touches Dask,
+a scheduler or any array data, so every rule can be tested without a
+cluster. The execution side (:mod:`dndask._distribution`) turns the plans made
+here into task graphs.
+
+Vocabulary (Heat's):
+
+- ``split``: the axis an array is distributed along, or ``None``.
+- ``counts``: rows per rank along ``split``; ``displs``: their offsets.
+- ``lshape_map``: one row per rank holding that rank's local shape.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+Shape = tuple[int, ...]
+Counts = tuple[int, ...]
+
+
+def normalize_axis(axis: object, ndim: int, name: str = "axis") -> int | None:
+    """Return ``axis`` as a non-negative int (or ``None``), checking its range.
+
+    >>> normalize_axis(-1, 3)
+    2
+    >>> normalize_axis(None, 3) is None
+    True
+    """
+    if axis is None:
+        return None
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"`{name}` must be None or an int, got {type(axis).__name__}")
+    axis = int(axis)
+    if ndim == 0:
+        raise ValueError(f"`{name}` must be None for a 0-dimensional array, got {axis}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(
+            f"`{name}` must be in [{-ndim}, {ndim - 1}] for a {ndim}-dimensional array, got {axis}"
+        )
+    return axis % ndim
+
+
+def normalize_axes(axis: object, ndim: int, name: str = "axis") -> tuple[int, ...]:
+    """Return a sorted tuple of distinct axes; ``None`` means all axes.
+
+    >>> normalize_axes((0, -1), 3)
+    (0, 2)
+    >>> normalize_axes(None, 2)
+    (0, 1)
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, numbers.Integral):
+            raise TypeError(
+                f"`{name}` must be None, an int or a tuple of ints, got {type(item).__name__}"
+            )
+        if not -ndim <= int(item) < ndim:
+            raise ValueError(
+                f"`{name}` must be in [{-ndim}, {ndim - 1}] for a {ndim}-dimensional array, "
+                f"got {int(item)}"
+            )
+        out.append(int(item) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"`{name}` must not repeat an axis, got {axis}")
+    return tuple(sorted(out))
+
+
+def normalize_shape(shape: object, name: str = "shape") -> Shape:
+    """Return ``shape`` as a tuple of non-negative ints.
+
+    >>> normalize_shape(3)
+    (3,)
+    >>> normalize_shape((2, 0))
+    (2, 0)
+    """
+    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    out = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, numbers.Integral):
+            raise TypeError(f"`{name}` must hold ints, got {type(item).__name__}")
+        if int(item) < 0:
+            raise ValueError(f"`{name}` must hold non-negative ints, got {tuple(items)}")
+        out.append(int(item))
+    return tuple(out)
+
+
+def balanced_counts(n: int, size: int) -> Counts:
+    """Split ``n`` rows over ``size`` ranks as Heat does.
+
+    The lowest ``n % size`` ranks hold one extra row; ranks past ``n`` hold none.
+
+    >>> balanced_counts(7, 4)
+    (2, 2, 2, 1)
+    >>> balanced_counts(2, 3)
+    (1, 1, 0)
+    """
+    if size < 1:
+        raise ValueError(f"`size` must be at least 1, got {size}")
+    q, rem = divmod(int(n), int(size))
+    return tuple(q + 1 if r < rem else q for r in range(size))
+
+
+def displacements(counts: Sequence[int]) -> Counts:
+    """Offsets of each rank's first row (exclusive prefix sum).
+
+    >>> displacements((2, 2, 2, 1))
+    (0, 2, 4, 6)
+    """
+    out, total = [], 0
+    for c in counts:
+        out.append(total)
+        total += int(c)
+    return tuple(out)
+
+
+def chunk(
+    shape: Shape, split: int | None, size: int, rank: int
+) -> tuple[int, Shape, tuple[slice, ...]]:
+    """Offset, local shape and global slices of ``rank``'s balanced share.
+
+    >>> chunk((7, 4), 0, 4, 3)
+    (6, (1, 4), (slice(6, 7, None), slice(0, 4, None)))
+    """
+    if isinstance(rank, bool) or not isinstance(rank, numbers.Integral):
+        raise TypeError(f"`rank` must be an int, got {type(rank).__name__}")
+    if not 0 <= rank < size:
+        raise ValueError(f"`rank` must be in [0, {size - 1}], got {rank}")
+    if split is None:
+        return 0, tuple(shape), tuple(slice(0, s) for s in shape)
+    counts = balanced_counts(shape[split], size)
+    start = displacements(counts)[rank]
+    lshape = tuple(counts[rank] if i == split else s for i, s in enumerate(shape))
+    slices = tuple(
+        slice(start, start + counts[rank]) if i == split else slice(0, s)
+        for i, s in enumerate(shape)
+    )
+    return start, lshape, slices
+
+
+def counts_displs_shape(
+    shape: Shape, axis: int, size: int, rank: int
+) -> tuple[Counts, Counts, Shape]:
+    """Heat's ``counts_displs_shape``: balanced counts, their offsets, and a buffer shape.
+
+    The buffer shape is ``shape`` with ``axis`` set to ``size * counts[rank]``.
+
+    >>> counts_displs_shape((7, 3), 0, 3, 0)
+    ((3, 2, 2), (0, 3, 5), (9, 3))
+    """
+    counts = balanced_counts(shape[axis], size)
+    out = tuple(size * counts[rank] if i == axis else s for i, s in enumerate(shape))
+    return counts, displacements(counts), out
+
+
+def chunks_for(shape: Shape, split: int | None, counts: Sequence[int] | None) -> tuple:
+    """Dask ``chunks`` for a DNDarray: ``counts`` along ``split``, one chunk elsewhere.
+
+    A zero-length axis still gets one (empty) chunk so that every axis has one.
+
+    >>> chunks_for((7, 4), 0, (2, 2, 2, 1))
+    ((2, 2, 2, 1), (4,))
+    >>> chunks_for((3, 0), None, None)
+    ((3,), (0,))
+    """
+    return tuple(
+        tuple(int(c) for c in counts) if i == split else (s,) for i, s in enumerate(shape)
+    )
+
+
+def lshape_map_from_counts(shape: Shape, split: int | None, counts: Counts, size: int):
+    """The ``(size, ndim)`` table of local shapes, as an int64 numpy array.
+
+    >>> lshape_map_from_counts((7, 4), 0, (2, 2, 2, 1), 4).tolist()
+    [[2, 4], [2, 4], [2, 4], [1, 4]]
+    """
+    table = np.tile(np.asarray(shape, dtype=np.int64).reshape(1, -1), (size, 1))
+    table = table.reshape(size, len(shape))
+    if split is not None:
+        table[:, split] = np.asarray(counts, dtype=np.int64)
+    return table
+
+
+def counts_from_chunks(chunks: tuple, split: int | None, size: int) -> Counts:
+    """Read the per-rank counts off a Dask chunk grid, checking the DNDarray invariant.
+
+    >>> counts_from_chunks(((2, 2, 2, 1), (4,)), 0, 4)
+    (2, 2, 2, 1)
+    """
+    for axis, c in enumerate(chunks):
+        if axis == split:
+            if len(c) != size:
+                raise ValueError(
+                    f"chunks along split axis {split} must number {size}, got {len(c)}"
+                )
+        elif len(c) != 1:
+            raise ValueError(f"chunks along axis {axis} must be a single chunk, got {len(c)}")
+    if split is None:
+        return ()
+    return tuple(int(v) for v in chunks[split])
+
+
+def conforms(chunks: tuple, split: int | None, size: int) -> bool:
+    """Whether a chunk grid already meets the DNDarray invariant.
+
+    >>> conforms(((3, 4), (2,)), 0, 2)
+    True
+    >>> conforms(((3, 4), (1, 1)), 0, 2)
+    False
+    """
+    try:
+        counts_from_chunks(chunks, split, size)
+    except ValueError:
+        return False
+    return not any(np.isnan(c) for dim in chunks for c in dim)
+
+
+def _as_int_table(value: object, name: str) -> np.ndarray:
+    """Turn a torch tensor or numpy array into an int64 numpy table, checking type and values."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a hard dependency
+        torch = None
+    if torch is not None and isinstance(value, torch.Tensor):
+        if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
+            raise TypeError(f"`{name}` must have an integer dtype, got {value.dtype}")
+        table = value.detach().cpu().numpy().astype(np.int64, copy=True)
+    elif isinstance(value, np.ndarray):
+        if value.dtype.kind not in "iu":
+            raise TypeError(f"`{name}` must have an integer dtype, got {value.dtype}")
+        table = value.astype(np.int64, copy=True)
+    else:
+        raise TypeError(
+            f"`{name}` must be a torch.Tensor or numpy.ndarray, got {type(value).__name__}"
+        )
+    return table
+
+
+def validate_map(value: object, shape: Shape, split: int, size: int, name: str) -> Counts:
+    """Check a user-given distribution map and return its counts along ``split``.
+
+    ``value`` must be an integer ``(size, ndim)`` tensor or array with
+    non-negative entries, whose non-split columns equal the global shape and
+    whose split column sums to ``shape[split]``.
+
+    >>> import numpy as np
+    >>> validate_map(np.array([[1, 4], [3, 4]]), (4, 4), 0, 2, "target_map")
+    (1, 3)
+    """
+    table = _as_int_table(value, name)
+    ndim = len(shape)
+    if table.shape != (size, ndim):
+        raise ValueError(f"`{name}` must have shape ({size}, {ndim}), got {tuple(table.shape)}")
+    if (table < 0).any():
+        bad = int(np.argwhere((table < 0).any(axis=1))[0][0])
+        raise ValueError(
+            f"`{name}` must hold non-negative entries, got {table[bad].tolist()} for rank {bad}"
+        )
+    for axis in range(ndim):
+        if axis == split:
+            continue
+        column = table[:, axis]
+        if (column != shape[axis]).any():
+            bad = int(np.argwhere(column != shape[axis])[0][0])
+            raise ValueError(
+                f"`{name}` column {axis} must equal the global shape {shape[axis]} on every rank, "
+                f"got {int(column[bad])} for rank {bad}"
+            )
+    total = int(table[:, split].sum())
+    if total != shape[split]:
+        raise ValueError(f"`{name}` must sum to {shape[split]} along axis {split}, got {total}")
+    return tuple(int(v) for v in table[:, split])
+
+
+class Piece(NamedTuple):
+    """A block of rows that moves from one source chunk into a target chunk.
+
+    ``start``/``stop`` index rows *within* the source chunk along the axis the
+    plan slices; ``whole`` says the piece is the entire source chunk (no slicing).
+    """
+
+    src: int
+    start: int
+    stop: int
+    whole: bool
+
+
+def plan_redistribution(src: Sequence[int], dst: Sequence[int]) -> tuple[tuple[Piece, ...], ...]:
+    """Plan moving rows from ``src`` counts to ``dst`` counts, keeping global order.
+
+    Returns, for every target rank, the pieces it assembles in order. Each
+    source chunk appears in contiguous runs, so the plan holds at most
+    ``len(src) + len(dst) - 1`` non-empty pieces.
+
+    >>> [[(p.src, p.start, p.stop) for p in ps] for ps in plan_redistribution((2, 2), (1, 3))]
+    [[(0, 0, 1)], [(0, 1, 2), (1, 0, 2)]]
+    """
+    if sum(src) != sum(dst):
+        raise ValueError(f"`dst` must sum to {sum(src)}, got {sum(dst)}")
+    src_off = displacements(src)
+    plan = []
+    s = 0
+    for d_start, d_count in zip(displacements(dst), dst, strict=True):
+        d_stop = d_start + d_count
+        pieces = []
+        # advance to the first source chunk that overlaps [d_start, d_stop)
+        while s < len(src) and src_off[s] + src[s] <= d_start and d_count > 0:
+            s += 1
+        j = s
+        while d_count > 0 and j < len(src) and src_off[j] < d_stop:
+            lo = max(d_start, src_off[j]) - src_off[j]
+            hi = min(d_stop, src_off[j] + src[j]) - src_off[j]
+            if hi > lo:
+                pieces.append(Piece(j, lo, hi, lo == 0 and hi == src[j]))
+            j += 1
+        plan.append(tuple(pieces))
+    return tuple(plan)
+
+
+def moved_rows(src: Sequence[int], dst: Sequence[int]) -> int:
+    """Rows that change owner when going from ``src`` to ``dst`` counts.
+
+    This is the theoretical minimum data movement of a redistribution.
+
+    >>> moved_rows((2, 2, 2, 1), (1, 2, 2, 2))
+    3
+    """
+    plan = plan_redistribution(src, dst)
+    return sum(p.stop - p.start for r, ps in enumerate(plan) for p in ps if p.src != r)
+
+
+def reduced_split(split: int | None, axes: Sequence[int], keepdims: bool) -> int | None:
+    """The split of a reduction's result over ``axes`` (already normalised).
+
+    >>> reduced_split(2, (0,), False)
+    1
+    >>> reduced_split(1, (1,), True) is None
+    True
+    """
+    if split is None or split in axes:
+        return None
+    if keepdims:
+        return split
+    return split - sum(1 for a in axes if a < split)

@@ -1,0 +1,291 @@
+"""Per-rank (SPMD) work: run a function on every rank's worker and join the results.
+
+Results stay in the memory of the worker that made them; only tiny metadata
+tasks (shape and dtype of each piece) report back to the driver.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+
+import dask.array as da
+import distributed
+import numpy as np
+from dask.highlevelgraph import HighLevelGraph
+
+from . import _comm, _dndarray, _layout
+from ._graph import block_index, meta_of
+from ._torch import as_numpy_chunk, to_torch
+
+
+class PerRank:
+    """One result per rank, each held by its rank's worker (from :func:`per_rank`).
+
+    Pass it to ``ht.array(result, is_split=axis)`` to join array results into
+    a DNDarray without moving them, or call :meth:`gather` to fetch them.
+    """
+
+    def __init__(self, futures: Sequence[distributed.Future], comm: _comm.Comm):
+        if len(futures) != comm.size:
+            raise ValueError(f"`futures` must number {comm.size}, got {len(futures)}")
+        self._futures = tuple(futures)
+        self._comm = comm
+
+    @property
+    def comm(self) -> _comm.Comm:
+        """The ranks the results live on."""
+        return self._comm
+
+    @property
+    def futures(self) -> tuple[distributed.Future, ...]:
+        """The result of rank ``r`` as a future held by ``comm.workers[r]``."""
+        return self._futures
+
+    def __len__(self) -> int:
+        return len(self._futures)
+
+    def __getitem__(self, rank: int) -> distributed.Future:
+        return self._futures[rank]
+
+    def gather(self) -> list:
+        """All results, moved to the driver."""
+        return self._comm.client.gather(list(self._futures))
+
+    def __repr__(self) -> str:
+        return f"PerRank(size={self._comm.size})"
+
+
+def _call(fn: Callable, rank: int, args: tuple, kwargs: dict):
+    with _comm.acting_as(rank):
+        return fn(rank, *args, **kwargs)
+
+
+def _rank_error(exc: BaseException, rank: int, what: str) -> BaseException:
+    message = f"{what} failed on rank {rank}: {type(exc).__name__}: {exc}"
+    try:
+        new = type(exc)(message)
+    except Exception:  # exception types with unusual constructors
+        new = RuntimeError(message)
+    new.__cause__ = exc
+    return new
+
+
+def _raise_errors(futures: Sequence[distributed.Future], what: str) -> None:
+    distributed.wait(list(futures))
+    for rank, future in enumerate(futures):
+        if future.status == "error":
+            raise _rank_error(future.exception(), rank, what)
+
+
+def _submit_each(client, comm, fn, inputs, what, prefix):
+    token = uuid.uuid4().hex[:12]
+    futures = [
+        client.submit(
+            fn,
+            item,
+            rank,
+            key=f"{prefix}-{token}-{rank}",
+            workers=[comm.workers[rank]],
+            allow_other_workers=False,
+            pure=False,
+        )
+        for rank, item in enumerate(inputs)
+    ]
+    _raise_errors(futures, what)
+    return futures
+
+
+def per_rank(fn: Callable, *args, comm: _comm.Comm | None = None, **kwargs) -> PerRank:
+    """Call ``fn(rank, *args, **kwargs)`` on the worker of every rank; results stay there.
+
+    Inside ``fn``, ``comm.rank`` reports the executing rank. An exception on
+    any rank is re-raised in the driver, naming the rank.
+
+    Examples
+    --------
+    >>> import dndask as ht, numpy as np
+    >>> comm = ht.get_comm().subcomm([0, 1, 2])
+    >>> pieces = ht.per_rank(lambda rank: np.full((2, 3), rank), comm=comm)
+    >>> ht.array(pieces, is_split=0).shape
+    (6, 3)
+    """
+    if not callable(fn):
+        raise TypeError(f"`fn` must be callable, got {type(fn).__name__}")
+    comm = _comm.sanitize_comm(comm)
+    client = comm.client
+    token = uuid.uuid4().hex[:12]
+    name = getattr(fn, "__name__", "fn")
+    futures = [
+        client.submit(
+            _call,
+            fn,
+            rank,
+            args,
+            kwargs,
+            key=f"per-rank-{name}-{token}-{rank}",
+            workers=[address],
+            allow_other_workers=False,
+            pure=False,
+        )
+        for rank, address in enumerate(comm.workers)
+    ]
+    _raise_errors(futures, f"per_rank function {name!r}")
+    return PerRank(futures, comm)
+
+
+def _to_chunk(value, rank: int) -> np.ndarray:
+    try:
+        chunk = as_numpy_chunk(value)
+    except Exception as exc:
+        raise TypeError(
+            f"the piece of rank {rank} must be array-like, got {type(value).__name__}"
+        ) from exc
+    if chunk.dtype.kind not in "biufc":
+        raise TypeError(
+            f"the piece of rank {rank} must be boolean or numeric, got {type(value).__name__} "
+            f"of dtype {chunk.dtype}"
+        )
+    return chunk
+
+
+def _describe(chunk: np.ndarray, rank: int) -> tuple[tuple[int, ...], str]:
+    return tuple(int(s) for s in chunk.shape), chunk.dtype.str
+
+
+def _check_pieces(metas, axis, name: str) -> tuple[tuple[int, ...], np.dtype, int | None]:
+    """Validate per-rank (shape, dtype) pairs; return the global shape, dtype and axis."""
+    shape0, dtype0 = metas[0]
+    ndim = len(shape0)
+    for rank, (shape, dtype) in enumerate(metas):
+        if len(shape) != ndim:
+            raise ValueError(
+                f"`{name}` pieces must have the same ndim: rank 0 has {ndim}, "
+                f"rank {rank} has {len(shape)}"
+            )
+    axis = _layout.normalize_axis(axis, ndim, name)
+    for rank, (shape, dtype) in enumerate(metas):
+        for a in range(ndim):
+            if a != axis and shape[a] != shape0[a]:
+                raise ValueError(
+                    f"`{name}` pieces must agree off axis {axis}: rank 0 has shape {shape0}, "
+                    f"rank {rank} has {shape}"
+                )
+        if np.dtype(dtype) != np.dtype(dtype0):
+            raise ValueError(
+                f"`{name}` pieces must share a dtype: rank 0 has {np.dtype(dtype0)}, "
+                f"rank {rank} has {np.dtype(dtype)}"
+            )
+    if axis is None:
+        return shape0, np.dtype(dtype0), None
+    gshape = list(shape0)
+    gshape[axis] = sum(shape[axis] for shape, _ in metas)
+    return tuple(gshape), np.dtype(dtype0), axis
+
+
+def join(futures: Sequence[distributed.Future], axis, comm: _comm.Comm, name: str):
+    """Join per-rank results (any array-likes, converted on their workers) along ``axis``."""
+    client = comm.client
+    chunks = _submit_each(client, comm, _to_chunk, futures, f"`{name}`", "as-chunk")
+    meta_futures = _submit_each(client, comm, _describe, chunks, f"`{name}`", "describe")
+    metas = client.gather(meta_futures)
+    shape, dtype, axis = _check_pieces(metas, axis, name)
+    if axis is None:
+        chunks, metas = chunks[:1], metas[:1]
+        counts = None
+    else:
+        counts = tuple(m[0][axis] for m in metas)
+    return _wrap_futures(chunks, shape, dtype, axis, counts, comm)
+
+
+def _wrap_futures(chunks, shape, dtype, axis, counts, comm) -> _dndarray.DNDarray:
+    ndim = len(shape)
+    name = f"per-rank-array-{uuid.uuid4().hex}"
+    dsk = {(name, *block_index(axis, ndim, r)): f for r, f in enumerate(chunks)}
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=())
+    array = da.Array(graph, name, _layout.chunks_for(shape, axis, counts), meta=meta_of(dtype, ndim))
+    return _dndarray.DNDarray(array, axis, comm)
+
+
+def scatter(values: np.ndarray, split: int | None, comm: _comm.Comm) -> _dndarray.DNDarray:
+    """Send the driver's ``values`` to the ranks, each getting its balanced share."""
+    shape = tuple(int(s) for s in values.shape)
+    client = comm.client
+    if split is None:
+        pieces, counts, workers = [values], None, comm.workers[:1]
+    else:
+        counts = _layout.balanced_counts(shape[split], comm.size)
+        pieces = [values[_layout.chunk(shape, split, comm.size, r)[2]] for r in range(comm.size)]
+        workers = comm.workers
+    futures = [
+        client.scatter(piece, workers=[address], hash=False)
+        for piece, address in zip(pieces, workers, strict=True)
+    ]
+    return _wrap_futures(futures, shape, values.dtype, split, counts, comm)
+
+
+def from_pieces(pieces: Sequence, axis, comm: _comm.Comm) -> _dndarray.DNDarray:
+    """Join ``comm.size`` driver-side pieces (numpy, torch, dask, DNDarray) along ``axis``."""
+    if len(pieces) != comm.size:
+        raise ValueError(f"`is_split` needs one piece per rank: {comm.size}, got {len(pieces)}")
+    lazy = [isinstance(p, (da.Array, _dndarray.DNDarray)) for p in pieces]
+    if all(lazy):
+        arrays = [p.to_dask() if isinstance(p, _dndarray.DNDarray) else p for p in pieces]
+        metas = [(tuple(int(s) for s in a.shape), a.dtype.str) for a in arrays]
+        shape, dtype, axis = _check_pieces(metas, axis, "is_split")
+        if axis is None:
+            return _dndarray.from_dask(arrays[0], None, comm)
+        whole = [a.rechunk(a.shape) for a in arrays]
+        return _dndarray.DNDarray(da.concatenate(whole, axis=axis), axis, comm)
+    if any(lazy):
+        raise TypeError("`is_split` pieces must be all lazy (dask/DNDarray) or all in memory")
+    values = [_to_chunk(p, rank) for rank, p in enumerate(pieces)]
+    metas = [_describe(v, rank) for rank, v in enumerate(values)]
+    shape, dtype, axis = _check_pieces(metas, axis, "is_split")
+    client = comm.client
+    if axis is None:
+        futures = [client.scatter(values[0], workers=[comm.workers[0]], hash=False)]
+        return _wrap_futures(futures, shape, dtype, None, None, comm)
+    futures = [
+        client.scatter(v, workers=[address], hash=False)
+        for v, address in zip(values, comm.workers, strict=True)
+    ]
+    counts = tuple(v.shape[axis] for v in values)
+    return _wrap_futures(futures, shape, dtype, axis, counts, comm)
+
+
+def _apply_local(chunk: np.ndarray, rank: int, fn: Callable):
+    with _comm.acting_as(rank):
+        return fn(to_torch(chunk), rank)
+
+
+def map_local(a: _dndarray.DNDarray, fn: Callable) -> _dndarray.DNDarray:
+    """See :meth:`DNDarray.map_local`."""
+    if not callable(fn):
+        raise TypeError(f"`fn` must be callable, got {type(fn).__name__}")
+    persisted = a.persist()
+    comm = a.comm
+    client = comm.client
+    keys = persisted._chunk_keys()
+    chunk_futures = [distributed.Future(k, client) for k in keys]
+    ranks = range(len(keys))
+    token = uuid.uuid4().hex[:12]
+    results = [
+        client.submit(
+            _apply_local,
+            chunk,
+            rank,
+            fn,
+            key=f"map-local-{token}-{rank}",
+            workers=[comm.workers[rank]],
+            allow_other_workers=False,
+            pure=False,
+        )
+        for chunk, rank in zip(chunk_futures, ranks, strict=True)
+    ]
+    _raise_errors(results, "map_local function")
+    if a.split is None:
+        sub = comm.subcomm([0])
+        out = join(results, None, sub, "map_local")
+        return _dndarray.DNDarray(out.to_dask(), None, comm)
+    return join(results, a.split, comm, "map_local")

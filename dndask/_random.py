@@ -1,0 +1,256 @@
+"""Counter-based random numbers keyed by the global element index.
+
+Every element's value is a pure function of ``(seed, call counter, global C-order
+index)``: a SplitMix64 mix of those numbers. So the same seed gives the same
+global array for any number of ranks and any split, and each rank generates
+only its own chunk, on its own worker, with nothing sent but the key.
+
+The generator state is ``("splitmix64", seed, counter)``; the counter
+advances by one per call, so successive calls draw different arrays.
+"""
+
+from __future__ import annotations
+
+import numbers
+import secrets
+import threading
+
+import numpy as np
+
+from . import _factories, _layout, _types
+from ._dndarray import DNDarray
+
+ALGORITHM = "splitmix64"
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_lock = threading.Lock()
+_state = {"seed": secrets.randbits(63), "counter": 0}
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function, elementwise on uint64 (wrapping arithmetic)."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+def _stream_key(seed: int, counter: int) -> np.uint64:
+    """One 64-bit key per (seed, call)."""
+    with np.errstate(over="ignore"):
+        z = _mix(np.array([seed % 2**64], dtype=np.uint64))
+        z = _mix(z + np.array([counter % 2**64], dtype=np.uint64) * _GAMMA)
+    return z[0]
+
+
+def _global_index(offsets, lshape, gshape) -> np.ndarray:
+    """C-order flat global index of every element of a chunk, as uint64."""
+    strides = [int(np.prod(gshape[a + 1 :], dtype=np.int64)) for a in range(len(gshape))]
+    flat = np.zeros(lshape, dtype=np.uint64)
+    for axis, (off, n, stride) in enumerate(zip(offsets, lshape, strides, strict=True)):
+        shape = [1] * len(lshape)
+        shape[axis] = n
+        idx = np.arange(off, off + n, dtype=np.uint64) * np.uint64(stride)
+        flat = flat + idx.reshape(shape)
+    return flat
+
+
+def _bits(key: np.uint64, flat: np.ndarray, lane: int, lanes: int) -> np.ndarray:
+    """64 random bits per element for ``lane`` of ``lanes`` draws per element."""
+    with np.errstate(over="ignore"):
+        counter = flat * np.uint64(lanes) + np.uint64(lane + 1)
+        return _mix(key + counter * _GAMMA)
+
+
+def _uniform(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Floats in [0, 1) from the top mantissa-width bits."""
+    if np.dtype(dtype) == np.float64:
+        return (bits >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    return ((bits >> np.uint64(40)).astype(np.float64) * 2.0**-24).astype(dtype)
+
+
+def _chunk(offsets, lshape, gshape, key, kind, dtype, params):
+    """Generate one chunk (runs on the worker that will hold it)."""
+    flat = _global_index(offsets, lshape, gshape)
+    if kind == "uniform":
+        return _uniform(_bits(key, flat, 0, 1), dtype)
+    if kind == "normal":
+        # Box-Muller on two independent draws; u1 in (0, 1] keeps log finite.
+        u1 = ((_bits(key, flat, 0, 2) >> np.uint64(11)).astype(np.float64) + 1.0) * 2.0**-53
+        u2 = (_bits(key, flat, 1, 2) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+        z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+        mean, std = params
+        return (mean + std * z).astype(dtype)
+    if kind == "integer":
+        low, span = params
+        draws = _bits(key, flat, 0, 1) % np.uint64(span)
+        return (draws.astype(np.int64) + np.int64(low)).astype(dtype)
+    raise ValueError(f"`kind` must be 'uniform', 'normal' or 'integer', got {kind!r}")  # pragma: no cover
+
+
+def _next_key() -> np.uint64:
+    with _lock:
+        key = _stream_key(_state["seed"], _state["counter"])
+        _state["counter"] += 1
+    return key
+
+
+def _shape_from(args: tuple, name: str) -> tuple[int, ...]:
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    return _layout.normalize_shape(args, name)
+
+
+def _make(shape, dtype, split, comm, kind, params) -> DNDarray:
+    comm = _factories.sanitize_comm(comm)
+    split = _layout.normalize_axis(split, len(shape), "split")
+    counts = _layout.balanced_counts(shape[split], comm.size) if split is not None else ()
+    return _factories.from_function(
+        f"random-{kind}",
+        _chunk,
+        shape,
+        dtype,
+        split,
+        counts,
+        comm,
+        args=(shape, _next_key(), kind, dtype, params),
+    )
+
+
+def seed(seed: int | None = None) -> None:
+    """Seed the generator; ``None`` draws a fresh seed from the OS.
+
+    Examples
+    --------
+    >>> import dndask as ht
+    >>> ht.random.seed(7)
+    >>> a = ht.random.rand(3, split=0).numpy()
+    >>> ht.random.seed(7)
+    >>> bool((ht.random.rand(3).numpy() == a).all())
+    True
+    """
+    if seed is None:
+        seed = secrets.randbits(63)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"`seed` must be an int or None, got {type(seed).__name__}")
+    with _lock:
+        _state["seed"], _state["counter"] = int(seed), 0
+
+
+def get_state() -> tuple[str, int, int]:
+    """``(algorithm, seed, counter)``; pass it to :func:`set_state` to replay.
+
+    >>> import dndask as ht
+    >>> ht.random.seed(3)
+    >>> ht.random.get_state()
+    ('splitmix64', 3, 0)
+    """
+    with _lock:
+        return (ALGORITHM, _state["seed"], _state["counter"])
+
+
+def set_state(state: tuple) -> None:
+    """Restore a state from :func:`get_state`.
+
+    >>> import dndask as ht
+    >>> ht.random.set_state(("splitmix64", 3, 5))
+    >>> ht.random.get_state()[2]
+    5
+    """
+    if not isinstance(state, tuple) or len(state) != 3:
+        raise TypeError(f"`state` must be a 3-tuple (algorithm, seed, counter), got {state!r}")
+    algorithm, seed_, counter = state
+    if algorithm != ALGORITHM:
+        raise ValueError(f"`state` algorithm must be {ALGORITHM!r}, got {algorithm!r}")
+    for name, value in (("seed", seed_), ("counter", counter)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+            raise ValueError(f"`state` {name} must be a non-negative int, got {value!r}")
+    with _lock:
+        _state["seed"], _state["counter"] = int(seed_), int(counter)
+
+
+def _float_dtype(dtype) -> np.dtype:
+    dtype = _types.canonical_dtype(dtype)
+    if dtype not in (_types.float32, _types.float64):
+        raise ValueError(f"`dtype` must be float32 or float64, got {dtype}")
+    return dtype
+
+
+def rand(*shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
+    """Uniform samples in [0, 1) of the given shape.
+
+    Examples
+    --------
+    >>> import dndask as ht
+    >>> a = ht.random.rand(4, 3, split=0)
+    >>> a.shape, a.dtype
+    ((4, 3), dtype('float32'))
+    """
+    shape = _shape_from(shape, "shape")
+    return _make(shape, _float_dtype(dtype), split, comm, "uniform", None)
+
+
+def random(shape=(), dtype=_types.float64, split=None, comm=None) -> DNDarray:
+    """NumPy-style uniform samples in [0, 1) (``shape`` as one tuple; float64).
+
+    >>> import dndask as ht
+    >>> ht.random.random((2, 2)).dtype
+    dtype('float64')
+    """
+    return _make(_layout.normalize_shape(shape), _float_dtype(dtype), split, comm, "uniform", None)
+
+
+def randn(*shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
+    """Standard normal samples (float32 by default, as in Heat).
+
+    Examples
+    --------
+    >>> import dndask as ht
+    >>> ht.random.seed(1)
+    >>> a = ht.random.randn(7, 4, 3, split=0)
+    >>> a.lshape_map.tolist()[3]
+    [1, 4, 3]
+    """
+    shape = _shape_from(shape, "shape")
+    return _make(shape, _float_dtype(dtype), split, comm, "normal", (0.0, 1.0))
+
+
+def normal(mean=0.0, std=1.0, shape=(), dtype=_types.float32, split=None, comm=None) -> DNDarray:
+    """Normal samples with scalar ``mean`` and ``std``.
+
+    >>> import dndask as ht
+    >>> ht.random.normal(5.0, 0.0, (3,)).numpy().tolist()
+    [5.0, 5.0, 5.0]
+    """
+    for name, value in (("mean", mean), ("std", std)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"`{name}` must be a real number, got {type(value).__name__}")
+    if std < 0:
+        raise ValueError(f"`std` must be non-negative, got {std}")
+    params = (float(mean), float(std))
+    return _make(_layout.normalize_shape(shape), _float_dtype(dtype), split, comm, "normal", params)
+
+
+def randint(low, high=None, size=(), dtype=_types.int64, split=None, comm=None) -> DNDarray:
+    """Random integers in ``[low, high)`` (``[0, low)`` if ``high`` is None).
+
+    >>> import dndask as ht
+    >>> v = ht.random.randint(3, 5, size=(10,), split=0).numpy()
+    >>> bool(((v >= 3) & (v < 5)).all())
+    True
+    """
+    if high is None:
+        low, high = 0, low
+    for name, value in (("low", low), ("high", high)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"`{name}` must be an int, got {type(value).__name__}")
+    if high <= low:
+        raise ValueError(f"`high` must be greater than `low` ({low}), got {high}")
+    dtype = _types.canonical_dtype(dtype)
+    if dtype.kind not in "iu":
+        raise ValueError(f"`dtype` must be an integer type, got {dtype}")
+    info = np.iinfo(dtype)
+    if low < info.min or high - 1 > info.max:
+        raise ValueError(f"`low`/`high` [{low}, {high}) must fit in {dtype}")
+    shape = _layout.normalize_shape(size, "size")
+    return _make(shape, dtype, split, comm, "integer", (int(low), int(high) - int(low)))

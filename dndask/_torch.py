@@ -1,0 +1,44 @@
+"""Zero-copy conversion between the numpy chunks Dask holds and torch tensors."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+
+def to_torch(array: np.ndarray) -> torch.Tensor:
+    """A torch view of a numpy chunk (a copy only if the chunk is read-only).
+
+    >>> t = to_torch(np.arange(3))
+    >>> t.dtype
+    torch.int64
+    """
+    array = np.asarray(array)
+    if not array.flags.writeable:
+        array = array.copy()
+    return torch.from_numpy(array)
+
+
+def from_torch(tensor: torch.Tensor) -> np.ndarray:
+    """A numpy view of a CPU tensor (CUDA tensors are copied to the host).
+
+    >>> from_torch(torch.ones(2)).tolist()
+    [1.0, 1.0]
+    """
+    tensor = tensor.detach()
+    if tensor.device.type != "cpu":
+        tensor = tensor.cpu()
+    if tensor.is_conj():
+        tensor = tensor.resolve_conj()
+    if tensor.is_neg():
+        tensor = tensor.resolve_neg()
+    if tensor.dtype == torch.bfloat16:
+        raise TypeError("torch.bfloat16 has no numpy equivalent; cast it to float32 first")
+    return tensor.numpy()
+
+
+def as_numpy_chunk(obj: object) -> np.ndarray:
+    """Any local piece (numpy, torch, array-like) as a numpy array."""
+    if isinstance(obj, torch.Tensor):
+        return from_torch(obj)
+    return np.asarray(obj)
