@@ -7,7 +7,11 @@ import sys
 from collections.abc import Mapping, Sequence
 
 import dask
+import dask.array as da
 import distributed
+import numpy as np
+from dask.array.core import concatenate3
+from dask.core import flatten
 
 _PROGRESS_ENV = "DNDASK_PROGRESS"
 _PROGRESS_DELAY = 2.0  # seconds before a bar appears
@@ -57,11 +61,22 @@ def wait(futures: Sequence[distributed.Future]) -> None:
     distributed.wait(futures)
 
 
-def compute(collection, client: distributed.Client):
-    """Compute a Dask collection on ``client`` and return its value in the driver."""
-    future = client.compute(collection)
-    wait([future])
-    return future.result()
+def compute(array: da.Array, client: distributed.Client, table: Mapping) -> np.ndarray:
+    """Compute ``array``'s chunks on their workers and assemble them in the driver.
+
+    The chunks travel straight to the driver: no worker first gathers the
+    whole array (which a Dask ``finalize`` task would do).
+    """
+    (optimized,) = dask.optimize(array)
+    keys = optimized.__dask_keys__()
+    with dask.annotate(workers=Placement(table), allow_other_workers=False):
+        futures = client.get(optimized.__dask_graph__(), keys, sync=False)
+    flat = list(flatten(futures, container=list))
+    wait(flat)
+    parts = client.gather(futures)
+    if array.ndim == 0:
+        return np.asarray(parts if not isinstance(parts, list) else parts[0])
+    return concatenate3(parts)
 
 
 def persist(collection, client: distributed.Client, table: Mapping):

@@ -39,27 +39,31 @@ def _assemble(
     prefix: str,
     out_chunks: tuple,
     out_split: int | None,
-    plans: Sequence[tuple[Sequence[tuple[tuple[int, ...], tuple[slice, ...] | None]], int]],
-) -> da.Array:
+    plans: Sequence[tuple[Sequence[tuple[tuple[int, ...], tuple[slice, ...] | None, int]], int]],
+) -> tuple[da.Array, dict]:
     """Build the array whose chunk ``r`` concatenates the pieces ``plans[r]``.
 
     ``plans[r]`` is ``(pieces, axis)``; each piece is ``(source block index,
-    slices or None for the whole block)``, joined along ``axis``.
+    slices or None for the whole block, source rank)``, joined along ``axis``.
+    Returns the array and the rank each slicing task must run on (its
+    source's), so that only the slices travel.
     """
     ndim = x.ndim
     name = f"{prefix}-{tokenize(x.name, out_chunks, out_split)}"
     piece_name = f"{name}-piece"
     dsk: dict = {}
+    hints: dict = {}
     for r, (pieces, axis) in enumerate(plans):
         out_key = (name, *block_index(out_split, ndim, r))
         keys = []
-        for j, (src_idx, slices) in enumerate(pieces):
+        for j, (src_idx, slices, src_rank) in enumerate(pieces):
             src_key = (x.name, *src_idx)
             if slices is None:
                 keys.append(src_key)
             else:
                 key = (piece_name, r, j)
                 dsk[key] = (operator.getitem, src_key, slices)
+                hints[key] = src_rank
                 keys.append(key)
         if not keys:
             lshape = [c[r] if a == out_split else c[0] for a, c in enumerate(out_chunks)]
@@ -69,14 +73,19 @@ def _assemble(
         else:
             dsk[out_key] = (_concat, keys, axis)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
-    return da.Array(graph, name, out_chunks, meta=x._meta)
+    return da.Array(graph, name, out_chunks, meta=x._meta), hints
 
 
-def redistribute(x: da.Array, split: int, src: Sequence[int], dst: Sequence[int]) -> da.Array:
-    """Move rows along ``split`` from ``src`` counts to ``dst`` counts."""
+def redistribute(
+    x: da.Array, split: int, src: Sequence[int], dst: Sequence[int]
+) -> tuple[da.Array, dict]:
+    """Move rows along ``split`` from ``src`` counts to ``dst`` counts.
+
+    Returns the new array and the placement hints of its slicing tasks.
+    """
     src, dst = tuple(src), tuple(dst)
     if src == dst:
-        return x
+        return x, {}
     ndim = x.ndim
     plans = []
     for pieces in _layout.plan_redistribution(src, dst):
@@ -87,7 +96,7 @@ def redistribute(x: da.Array, split: int, src: Sequence[int], dst: Sequence[int]
                 slices = tuple(
                     slice(p.start, p.stop) if a == split else slice(None) for a in range(ndim)
                 )
-            entries.append((block_index(split, ndim, p.src), slices))
+            entries.append((block_index(split, ndim, p.src), slices, p.src))
         plans.append((entries, split))
     out_chunks = _layout.chunks_for(x.shape, split, dst)
     return _assemble(x, "redistribute", out_chunks, split, plans)
@@ -109,13 +118,14 @@ def resplit(
     src_counts: Sequence[int],
     size: int,
     method: str | None = None,
-) -> da.Array:
+) -> tuple[da.Array, dict]:
     """Change the split axis; the new axis is balanced by Heat's rule.
 
     ``method`` is ``"tasks"`` (one slice task per pair of ranks; keeps every
     chunk where dndask places it), ``"p2p"`` (Dask's peer-to-peer rechunk;
     a graph linear in ranks but placement left to Dask) or ``None`` to pick
-    ``"p2p"`` above :func:`p2p_threshold` pieces.
+    ``"p2p"`` above :func:`p2p_threshold` pieces. Returns the new array and
+    the placement hints of its slicing tasks.
     """
     if method not in (None, "tasks", "p2p"):
         raise ValueError(f"`method` must be None, 'tasks' or 'p2p', got {method!r}")
@@ -123,8 +133,10 @@ def resplit(
     if dst_split is None:
         out_chunks = _layout.chunks_for(shape, None, None)
         if src_split is None:
-            return x
-        entries = [(block_index(src_split, ndim, s), None) for s, c in enumerate(src_counts) if c]
+            return x, {}
+        entries = [
+            (block_index(src_split, ndim, s), None, s) for s, c in enumerate(src_counts) if c
+        ]
         return _assemble(x, "resplit", out_chunks, None, [(entries, src_split)])
     dst_counts = _layout.balanced_counts(shape[dst_split], size)
     out_chunks = _layout.chunks_for(shape, dst_split, dst_counts)
@@ -135,16 +147,16 @@ def resplit(
         sources = [(block_index(src_split, ndim, s), s) for s, c in enumerate(src_counts) if c]
         concat_axis = src_split
         if method == "p2p" or (method is None and size * size > p2p_threshold()):
-            return x.rechunk(out_chunks, method="p2p")
+            return x.rechunk(out_chunks, method="p2p"), {}
     plans = []
     for start, count in zip(_layout.displacements(dst_counts), dst_counts, strict=True):
         entries = []
         if count:
-            for src_idx, _ in sources:
+            for src_idx, src_rank in sources:
                 slices = tuple(
                     slice(start, start + count) if a == dst_split else slice(None)
                     for a in range(ndim)
                 )
-                entries.append((src_idx, slices))
+                entries.append((src_idx, slices, src_rank))
         plans.append((entries, concat_axis))
     return _assemble(x, "resplit", out_chunks, dst_split, plans)

@@ -115,6 +115,8 @@ class DNDarray:
         self._array = array
         self._split = split
         self._comm = comm
+        # rank of every dndask-made task upstream of the chunks (see _lineage)
+        self._hints: dict = {}
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -224,13 +226,30 @@ class DNDarray:
     def larray(self) -> torch.Tensor:
         """Rank 0's local chunk as a torch tensor (computed, zero-copy where possible)."""
         block = self._array.blocks[block_index(self._split, self.ndim, 0)]
-        return to_torch(_compute.compute(block, self._comm.client))
+        return to_torch(_compute.compute(block, self._comm.client, {}))
+
+    def _lineage(self) -> dict:
+        """The rank of each chunk key, and of every upstream dndask task not yet computed.
+
+        Persisting pins these tasks to their rank's worker, so chains of
+        per-rank work and the slices of a redistribution run where their
+        data lives, as Heat's SPMD ranks would.
+        """
+        out = dict(self._hints)
+        for r, key in enumerate(self._chunk_keys()):
+            out[key] = r
+        return out
 
     # ------------------------------------------------------------ state changes
-    def _set(self, array: da.Array, split: int | None) -> DNDarray:
-        """Swap in a new graph and split after every check has passed."""
+    def _set(self, array: da.Array, split: int | None, hints: dict | None = None) -> DNDarray:
+        """Swap in a new graph and split after every check has passed.
+
+        ``hints`` are the ranks of the tasks the new graph adds; ``None``
+        means the graph is already in memory and forgets its lineage.
+        """
         _layout.counts_from_chunks(array.chunks, split, self._comm.size)
-        self._array, self._split = array, split
+        lineage = {} if hints is None else {**self._lineage(), **hints}
+        self._array, self._split, self._hints = array, split, lineage
         return self
 
     def copy(self) -> DNDarray:
@@ -240,7 +259,9 @@ class DNDarray:
         leave the original untouched.
         """
         x = self._array
-        return DNDarray(da.Array(x.dask, x.name, x.chunks, meta=x._meta), self._split, self._comm)
+        out = DNDarray(da.Array(x.dask, x.name, x.chunks, meta=x._meta), self._split, self._comm)
+        out._hints = dict(self._hints)
+        return out
 
     def redistribute_(self, lshape_map=None, target_map=None) -> DNDarray:
         """Move rows along ``split`` so rank ``r`` holds ``target_map[r, split]`` of them.
@@ -288,7 +309,8 @@ class DNDarray:
             target = _layout.balanced_counts(shape[split], size)
         else:
             target = _layout.validate_map(target_map, shape, split, size, "target_map")
-        return self._set(_distribution.redistribute(self._array, split, self._counts(), target), split)
+        array, hints = _distribution.redistribute(self._array, split, self._counts(), target)
+        return self._set(array, split, hints)
 
     def redistribute(self, lshape_map=None, target_map=None) -> DNDarray:
         """Out-of-place :meth:`redistribute_`: a redistributed copy."""
@@ -326,11 +348,11 @@ class DNDarray:
         if axis == self._split:
             return self
         if self._comm.size == 1:
-            return self._set(self._array, axis)
-        new = _distribution.resplit(
+            return self._set(self._array, axis, {})
+        array, hints = _distribution.resplit(
             self._array, self._split, axis, self._counts(), self._comm.size, method
         )
-        return self._set(new, axis)
+        return self._set(array, axis, hints)
 
     def resplit(self, axis: int | None = None, *, method: str | None = None) -> DNDarray:
         """Out-of-place :meth:`resplit_`."""
@@ -339,8 +361,7 @@ class DNDarray:
     # --------------------------------------------------------------- execution
     def _placement(self) -> dict:
         workers = self._comm.workers
-        keys = self._chunk_keys()
-        return {key: workers[r] for r, key in enumerate(keys)}
+        return {key: workers[r] for key, r in self._lineage().items()}
 
     def persist_(self) -> DNDarray:
         """Compute now and keep chunk ``r`` in the memory of ``comm.workers[r]``; returns ``self``."""
@@ -353,7 +374,7 @@ class DNDarray:
 
     def compute(self) -> np.ndarray:
         """The global values as a numpy array in the driver."""
-        return _compute.compute(self._array, self._comm.client)
+        return _compute.compute(self._array, self._comm.client, self._placement())
 
     def numpy(self) -> np.ndarray:
         """The global values as a numpy array in the driver (same as :meth:`compute`)."""
@@ -423,7 +444,7 @@ class DNDarray:
         for axis, idx in enumerate(_repr.edge_indices(self.shape, summarize)):
             if len(idx) != self.shape[axis]:
                 x = x[(slice(None),) * axis + (idx,)]
-        values = _compute.compute(x, self._comm.client)
+        values = _compute.compute(x, self._comm.client, {})
         return _repr.text(values, self.shape, self._meta_text())
 
     __str__ = __repr__
@@ -450,7 +471,7 @@ class DNDarray:
         dtype = _types.canonical_dtype(dtype)
         if dtype == self.dtype and not copy:
             return self
-        return DNDarray(self._array.astype(dtype), self._split, self._comm)
+        return from_dask(self._array.astype(dtype), self._split, self._comm, parents=(self,))
 
     def item(self):
         """The single element as a Python scalar."""
@@ -636,8 +657,14 @@ class DNDarray:
         return _ops.reduce(da.max, self, axis, keepdims)
 
 
-def from_dask(array: da.Array, split: int | None, comm: Comm) -> DNDarray:
-    """Wrap a Dask array, rechunking it to the balanced layout if it does not conform."""
+def from_dask(
+    array: da.Array, split: int | None, comm: Comm, parents: tuple[DNDarray, ...] = ()
+) -> DNDarray:
+    """Wrap a Dask array, rechunking it to the balanced layout if it does not conform.
+
+    ``parents`` are the DNDarrays it was computed from; their lineage is kept
+    so that persisting runs their tasks on their ranks.
+    """
     split = _layout.normalize_axis(split, array.ndim, "split")
     if any(np.isnan(c) for dim in array.chunks for c in dim):
         raise ValueError("`array` must have known chunk sizes; call compute_chunk_sizes() first")
@@ -645,7 +672,11 @@ def from_dask(array: da.Array, split: int | None, comm: Comm) -> DNDarray:
         shape = tuple(int(s) for s in array.shape)
         counts = _layout.balanced_counts(shape[split], comm.size) if split is not None else None
         array = array.rechunk(_layout.chunks_for(shape, split, counts))
-    return DNDarray(array, split, comm)
+    out = DNDarray(array, split, comm)
+    for parent in parents:
+        if parent.comm == comm:
+            out._hints.update(parent._lineage())
+    return out
 
 
 def is_scalar(value: object) -> bool:

@@ -41,22 +41,23 @@ def _align(values: tuple, name: str):
         ) from None
     ndim = len(out_shape)
     split = None if ref.split is None else ref.split + ndim - ref.ndim
-    out = []
+    out, parents = [], []
     for v in values:
         if isinstance(v, torch.Tensor):
             v = from_torch(v)
         if isinstance(v, _dndarray.DNDarray):
             v = _match(v, ref, split, ndim)
+            parents.append(v)
             out.append(v.to_dask())
         else:
             out.append(v)
-    return out, split, ref.comm
+    return out, split, ref.comm, tuple(parents)
 
 
 def _match(v, ref, split: int | None, ndim: int):
     """``v`` resplit/redistributed so its chunks line up with ``ref``'s in the result."""
     if v is ref or split is None:
-        return v if split is not None or v.split is None else v.resplit(None)
+        return v
     axis = split - (ndim - v.ndim)
     if axis < 0 or v.shape[axis] != ref.shape[ref.split]:
         # ``v`` is broadcast along the split axis: every rank needs all of it.
@@ -72,8 +73,8 @@ def _match(v, ref, split: int | None, ndim: int):
 
 def elementwise(fn: Callable, *values, name: str) -> _dndarray.DNDarray:
     """Apply ``fn`` to dask versions of ``values`` (at least one a DNDarray)."""
-    arrays, split, comm = _align(values, name)
-    return _dndarray.from_dask(fn(*arrays), split, comm)
+    arrays, split, comm, parents = _align(values, name)
+    return _dndarray.from_dask(fn(*arrays), split, comm, parents)
 
 
 def binary(op: Callable, left, right) -> _dndarray.DNDarray:
@@ -103,10 +104,9 @@ def inplace(op: Callable, target: _dndarray.DNDarray, other) -> _dndarray.DNDarr
         )
     if result.split != target.split:
         result = result.resplit(target.split)
-    array = result.to_dask()
-    if array.dtype != target.dtype:
-        array = array.astype(target.dtype)
-    return target._set(array, target.split)
+    if result.dtype != target.dtype:
+        result = result.astype(target.dtype)
+    return target._set(result.to_dask(), target.split, result._lineage())
 
 
 def reduce(fn: Callable, a: _dndarray.DNDarray, axis, keepdims: bool, **kwargs):
@@ -116,4 +116,5 @@ def reduce(fn: Callable, a: _dndarray.DNDarray, axis, keepdims: bool, **kwargs):
     axes = _layout.normalize_axes(axis, a.ndim)
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
     result = fn(a.to_dask(), axis=axes, keepdims=keepdims, **kwargs)
-    return _dndarray.from_dask(result, _layout.reduced_split(a.split, axes, keepdims), a.comm)
+    split = _layout.reduced_split(a.split, axes, keepdims)
+    return _dndarray.from_dask(result, split, a.comm, parents=(a,))

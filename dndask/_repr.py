@@ -40,6 +40,9 @@ def _element_formatter(values: np.ndarray):
     )
     if scientific:
         return lambda v: f"{v:.4e}"
+    if finite.size and (finite == np.round(finite)).all():
+        # integral floats print as torch does: "2."
+        return lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)
     return lambda v: f"{v:.4f}"
 
 

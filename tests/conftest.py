@@ -1,0 +1,76 @@
+"""Shared fixtures: one loopback cluster for the whole session, and comms of 1..5 ranks.
+
+Tests that need several rank counts take the ``comm_of`` fixture and build
+sub-comms of the session cluster, so no test starts its own cluster.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("DNDASK_PROGRESS", "off")
+
+import dndask as ht  # noqa: E402
+
+N_WORKERS = 5
+RANK_COUNTS = (1, 2, 3, 4, 5)
+
+
+def splits_of(ndim: int) -> list[int | None]:
+    """Every split of an ``ndim``-dimensional array: None, then 0..ndim-1."""
+    return [None, *range(ndim)]
+
+
+def layouts(shapes, rank_counts=RANK_COUNTS):
+    """(shape, split, ranks) triples over every split of every shape."""
+    return [
+        pytest.param(shape, split, n, id=f"{shape}-split{split}-P{n}")
+        for shape in shapes
+        for split in splits_of(len(shape))
+        for n in rank_counts
+    ]
+
+
+def assert_layout(a: ht.DNDarray, expected: np.ndarray, split, comm) -> None:
+    """Values, split, comm and the chunk invariant of ``a`` against numpy."""
+    assert isinstance(a, ht.DNDarray)
+    assert a.shape == expected.shape
+    assert a.split == split
+    assert a.comm == comm
+    chunks = a.to_dask().chunks
+    for axis, c in enumerate(chunks):
+        assert len(c) == (comm.size if axis == split else 1)
+    lmap = a.lshape_map
+    assert tuple(lmap.shape) == (comm.size, a.ndim)
+    if split is not None:
+        assert lmap[:, split].tolist() == list(chunks[split])
+    np.testing.assert_array_equal(a.numpy(), expected)
+    assert a.numpy().dtype == expected.dtype
+
+
+@pytest.fixture(scope="session")
+def client():
+    c = ht.init(N_WORKERS)
+    yield c
+    ht.shutdown()
+
+
+@pytest.fixture(scope="session")
+def comm(client) -> ht.Comm:
+    return ht.get_comm()
+
+
+@pytest.fixture(scope="session")
+def comm_of(comm):
+    """``comm_of(n)``: a comm over the first ``n`` workers of the session cluster."""
+    cache: dict[int, ht.Comm] = {}
+
+    def make(n: int) -> ht.Comm:
+        if n not in cache:
+            cache[n] = comm.subcomm(range(n))
+        return cache[n]
+
+    return make

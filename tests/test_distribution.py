@@ -1,0 +1,314 @@
+"""redistribute_, resplit_, balance_: values, maps, errors, placement and bytes moved."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import torch
+from conftest import RANK_COUNTS, assert_layout, layouts, splits_of
+
+import dndask as ht
+from dndask import _layout
+
+SHAPES = [(7, 4, 3), (5,), (0, 3), (2, 6)]
+
+
+def global_data(shape, dtype=np.float64):
+    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+
+
+def random_counts(rng, n: int, size: int) -> list[int]:
+    """A random split of ``n`` rows over ``size`` ranks, zeros allowed."""
+    cuts = np.sort(rng.integers(0, n + 1, size=size - 1))
+    return np.diff(np.concatenate([[0], cuts, [n]])).astype(int).tolist()
+
+
+def snapshot(a: ht.DNDarray):
+    return a.lshape_map.tolist(), a.split, a.to_dask().name, a.numpy()
+
+
+def assert_unchanged(a: ht.DNDarray, before) -> None:
+    lmap, split, name, values = before
+    assert a.lshape_map.tolist() == lmap
+    assert a.split == split
+    assert a.to_dask().name == name
+    np.testing.assert_array_equal(a.numpy(), values)
+
+
+@pytest.mark.parametrize(
+    ("shape", "split", "n"), [p for p in layouts(SHAPES) if p.values[1] is not None]
+)
+def test_redistribute_to_random_maps(comm_of, shape, split, n):
+    comm = comm_of(n)
+    g = global_data(shape)
+    rng = np.random.default_rng(sum(shape) * 10 + n)
+    for _ in range(3):
+        a = ht.array(g, split=split, comm=comm)
+        target = a.lshape_map
+        counts = random_counts(rng, shape[split], n)
+        target[:, split] = torch.tensor(counts)
+        b = ht.redistribute(a, target_map=target)
+        assert a.lshape_map[:, split].tolist() == list(_layout.balanced_counts(shape[split], n))
+        assert b.lshape_map.tolist() == target.tolist()
+        assert_layout(b, g, split, comm)
+        assert b.balanced == (tuple(counts) == _layout.balanced_counts(shape[split], n))
+        assert a.redistribute_(target_map=target) is a
+        assert_layout(a, g, split, comm)
+        # and back to balanced without a map
+        a.redistribute_()
+        assert a.balanced
+        assert_layout(a, g, split, comm)
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+@pytest.mark.parametrize("shape", [(7, 4, 3), (3, 0, 2), (1, 5)])
+def test_resplit_every_pair_of_splits(comm_of, shape, n):
+    comm = comm_of(n)
+    g = global_data(shape, np.float32)
+    rng = np.random.default_rng(n)
+    for src in splits_of(len(shape)):
+        for dst in splits_of(len(shape)):
+            a = ht.array(g, split=src, comm=comm)
+            if src is not None:  # start from an unbalanced layout
+                target = a.lshape_map
+                target[:, src] = torch.tensor(random_counts(rng, shape[src], n))
+                a.redistribute_(target_map=target)
+            b = ht.resplit(a, dst)
+            assert_layout(b, g, dst, comm)
+            assert b.balanced or src == dst  # same axis: nothing moves
+            assert a.resplit_(dst) is a
+            assert_layout(a, g, dst, comm)
+
+
+@pytest.mark.parametrize("axis", [-1, -2])
+def test_resplit_negative_axis(comm_of, axis):
+    a = ht.zeros((4, 6), split=0, comm=comm_of(3))
+    assert a.resplit_(axis).split == axis % 2
+
+
+def test_resplit_same_axis_and_default_none(comm_of):
+    a = ht.ones((6, 2), split=0, comm=comm_of(3))
+    name = a.to_dask().name
+    assert a.resplit_(0) is a and a.to_dask().name == name
+    assert a.resplit_().split is None  # the default axis gathers, as in Heat
+
+
+@pytest.mark.parametrize("method", ["tasks", "p2p"])
+def test_resplit_methods_agree(comm_of, method):
+    comm = comm_of(4)
+    g = global_data((9, 10))
+    a = ht.array(g, split=0, comm=comm)
+    assert_layout(a.resplit(1, method=method), g, 1, comm)
+
+
+def test_resplit_picks_p2p_above_threshold(comm_of, monkeypatch):
+    comm = comm_of(3)
+    a = ht.array(global_data((6, 6)), split=0, comm=comm)
+    monkeypatch.setenv("DNDASK_P2P_THRESHOLD", "4")
+    b = a.resplit(1)
+    assert "rechunk-p2p" in b.to_dask().name or "p2p" in str(b.to_dask().dask.layers)
+    assert_layout(b, global_data((6, 6)), 1, comm)
+    monkeypatch.setenv("DNDASK_P2P_THRESHOLD", "100")
+    assert b.to_dask().name != a.resplit(1).to_dask().name
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+def test_balance(comm_of, n):
+    comm = comm_of(n)
+    g = global_data((9, 2))
+    a = ht.array(g, split=0, comm=comm)
+    target = a.lshape_map
+    target[:, 0] = 0
+    target[-1, 0] = 9
+    a.redistribute_(target_map=target)
+    assert a.balanced == (n == 1)
+    b = ht.balance(a, copy=True)
+    assert b is not a and b.balanced and a.balanced == (n == 1)
+    assert_layout(b, g, 0, comm)
+    assert a.balance_() is a and a.balanced
+    assert ht.balance(a) is a
+    assert_layout(a, g, 0, comm)
+    assert a.is_balanced(force_check=True)
+
+
+def test_seed_tour_maps(comm_of):
+    comm = comm_of(4)
+    a = ht.random.randn(7, 4, 3, split=0, comm=comm)
+    g = a.numpy()
+    assert a.lshape_map.tolist() == [[2, 4, 3]] * 3 + [[1, 4, 3]]
+    target = a.lshape_map
+    target[:, a.split] = torch.tensor([1, 2, 2, 2])
+    a.redistribute_(target_map=target)
+    assert a.lshape_map.tolist() == [[1, 4, 3]] + [[2, 4, 3]] * 3
+    assert a.larray.shape == (1, 4, 3)
+    np.testing.assert_array_equal(a.larray.numpy(), g[:1])
+    a.resplit_(axis=1)
+    assert a.lshape_map.tolist() == [[7, 1, 3]] * 4
+    a.resplit_(axis=None)
+    assert a.split is None and a.lshape_map.tolist() == [[7, 4, 3]] * 4
+    a = ht.array(a, split=0)
+    assert a.lshape_map.tolist() == [[2, 4, 3]] * 3 + [[1, 4, 3]]
+    np.testing.assert_array_equal(a.numpy(), g)
+
+
+def test_lshape_map_is_a_fresh_int64_tensor(comm_of):
+    a = ht.zeros((7, 4), split=0, comm=comm_of(4))
+    m = a.lshape_map
+    assert isinstance(m, torch.Tensor) and m.dtype == torch.int64 and tuple(m.shape) == (4, 2)
+    c = m.copy()
+    c[:, 0] = 99
+    m[0, 0] = 42
+    assert a.lshape_map.tolist() == [[2, 4], [2, 4], [2, 4], [1, 4]]
+    assert repr(a.lshape_map).startswith("tensor(")
+    assert ht.zeros((), comm=comm_of(3)).lshape_map.shape == (3, 0)
+
+
+# ------------------------------------------------------------------ bad input
+def _bad_target(a, change):
+    target = a.lshape_map
+    return change(target)
+
+
+BAD_TARGETS = [
+    ("a list", lambda t: t.tolist(), TypeError, "`target_map` must be a torch.Tensor or numpy"),
+    ("a string", lambda t: "abc", TypeError, "`target_map` must be a torch.Tensor"),
+    ("float dtype", lambda t: t.float(), TypeError, "`target_map` must have an integer dtype"),
+    ("wrong rows", lambda t: t[:-1], ValueError, r"`target_map` must have shape \(4, 3\)"),
+    ("wrong cols", lambda t: t[:, :2], ValueError, r"`target_map` must have shape \(4, 3\)"),
+    (
+        "wrong sum",
+        lambda t: torch.tensor([[2, 4, 3], [2, 4, 3], [2, 4, 3], [2, 4, 3]]),
+        ValueError,
+        "`target_map` must sum to 7 along axis 0, got 8",
+    ),
+    (
+        "negative",
+        lambda t: torch.tensor([[-1, 4, 3], [4, 4, 3], [2, 4, 3], [2, 4, 3]]),
+        ValueError,
+        "`target_map` must hold non-negative entries",
+    ),
+    (
+        "non-split column",
+        lambda t: torch.tensor([[1, 4, 3], [2, 0, 3], [2, 4, 3], [2, 4, 3]]),
+        ValueError,
+        "`target_map` column 1 must equal the global shape 4 on every rank, got 0 for rank 1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("label", "change", "exc", "match"), BAD_TARGETS, ids=[b[0] for b in BAD_TARGETS])
+def test_bad_target_map_leaves_array_unchanged(comm_of, label, change, exc, match):
+    a = ht.random.rand(7, 4, 3, split=0, comm=comm_of(4))
+    before = snapshot(a)
+    with pytest.raises(exc, match=match):
+        a.redistribute_(target_map=_bad_target(a, change))
+    assert_unchanged(a, before)
+    with pytest.raises(exc, match=match):
+        ht.redistribute(a, target_map=_bad_target(a, change))
+    assert_unchanged(a, before)
+
+
+def test_bad_lshape_map(comm_of):
+    a = ht.arange(7, split=0, comm=comm_of(4))
+    before = snapshot(a)
+    with pytest.raises(TypeError, match="`lshape_map` must be a torch.Tensor"):
+        a.redistribute_(lshape_map=[[2], [2], [2], [1]])
+    with pytest.raises(ValueError, match=r"`lshape_map` must match the current distribution"):
+        a.redistribute_(lshape_map=torch.tensor([[1], [2], [2], [2]]))
+    assert_unchanged(a, before)
+    assert a.redistribute_(lshape_map=a.lshape_map) is a
+
+
+def test_redistribute_unsplit_raises(comm_of):
+    a = ht.zeros((4, 2), comm=comm_of(2))
+    before = snapshot(a)
+    with pytest.raises(ValueError, match="`redistribute_` needs a split array, got split=None"):
+        a.redistribute_(target_map=torch.tensor([[4, 2], [0, 2]]))
+    assert_unchanged(a, before)
+
+
+@pytest.mark.parametrize(
+    ("axis", "exc", "match"),
+    [
+        (2, ValueError, r"`axis` must be in \[-2, 1\] for a 2-dimensional array, got 2"),
+        (-3, ValueError, r"`axis` must be in \[-2, 1\] for a 2-dimensional array, got -3"),
+        (1.0, TypeError, "`axis` must be None or an int, got float"),
+        ("0", TypeError, "`axis` must be None or an int, got str"),
+        ((0,), TypeError, "`axis` must be None or an int, got tuple"),
+        (True, TypeError, "`axis` must be None or an int, got bool"),
+    ],
+)
+def test_bad_resplit_axis(comm_of, axis, exc, match):
+    a = ht.zeros((4, 2), split=0, comm=comm_of(2))
+    before = snapshot(a)
+    with pytest.raises(exc, match=match):
+        a.resplit_(axis)
+    with pytest.raises(exc, match=match):
+        ht.resplit(a, axis)
+    assert_unchanged(a, before)
+
+
+def test_bad_method_and_arguments(comm_of):
+    a = ht.zeros((4, 2), split=0, comm=comm_of(2))
+    with pytest.raises(ValueError, match="`method` must be None, 'tasks' or 'p2p', got 'x'"):
+        a.resplit_(1, method="x")
+    assert a.split == 0
+    with pytest.raises(TypeError, match="`arr` must be a DNDarray, got ndarray"):
+        ht.resplit(np.zeros(3), 0)
+    with pytest.raises(TypeError, match="`copy` must be a bool, got int"):
+        a.balance(copy=1)
+
+
+# ------------------------------------------------- placement and bytes moved
+def _received_bytes(client, since: float) -> int:
+    """Bytes the workers fetched from each other after ``since`` (their own transfer logs).
+
+    The receiving side logs a transfer before the task that needed it runs, so
+    the count is complete once ``persist`` has returned.
+    """
+
+    def received(dask_worker, since=since):
+        delay = dask_worker.scheduler_delay  # the log's times are shifted by it
+        log = dask_worker.transfer_incoming_log
+        return sum(e["total"] for e in log if e["start"] - delay >= since)
+
+    return sum(client.run(received).values())
+
+
+def _holders(client, a: ht.DNDarray) -> list[tuple[str, ...]]:
+    who = client.who_has(a.to_dask())
+    return [tuple(who[key]) for key in a._chunk_keys()]
+
+
+@pytest.mark.parametrize("n", [3, 5])
+@pytest.mark.parametrize("split", [None, 0, 1, 2])
+def test_persist_places_chunk_r_on_worker_r(client, comm_of, n, split):
+    comm = comm_of(n)
+    a = ht.random.randn(11, 6, 4, split=split, comm=comm).persist()
+    holders = _holders(client, a)
+    expected = [(w,) for w in comm.workers] if split is not None else [(comm.workers[0],)]
+    assert holders == expected
+    b = a.resplit(None if split == 0 else 0).persist()
+    if b.split is not None:
+        assert _holders(client, b) == [(w,) for w in comm.workers]
+
+
+@pytest.mark.parametrize(
+    "counts", [(1, 2, 2, 2), (7, 0, 0, 0), (0, 0, 0, 7), (2, 2, 2, 1), (0, 7, 0, 0)]
+)
+def test_redistribute_moves_only_rows_that_change_owner(client, comm_of, counts):
+    comm = comm_of(4)
+    row = 2000  # float64 values per row: 16000 bytes
+    a = ht.random.rand(7, row, dtype=ht.float64, split=0, comm=comm).persist()
+    g = a.numpy()
+    since = time.time()
+    target = a.lshape_map
+    target[:, 0] = torch.tensor(counts)
+    b = a.redistribute(target_map=target).persist()
+    moved = _received_bytes(client, since)
+    expected = _layout.moved_rows((2, 2, 2, 1), counts) * row * 8
+    assert moved == expected
+    assert _holders(client, b) == [(w,) for w in comm.workers]
+    np.testing.assert_array_equal(b.numpy(), g)
