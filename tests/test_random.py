@@ -1,0 +1,114 @@
+"""Counter-based random numbers: one global array per seed, whatever the layout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import RANK_COUNTS, splits_of
+
+import dndask as ht
+from dndask import _random
+
+
+def draw(fn, shape, split, comm, **kwargs):
+    ht.random.seed(1234)
+    return fn(*shape, split=split, comm=comm, **kwargs) if fn in (
+        ht.random.rand, ht.random.randn
+    ) else fn(shape=shape, split=split, comm=comm, **kwargs)  # fmt: skip
+
+
+@pytest.mark.parametrize("fn", [ht.random.rand, ht.random.randn])
+@pytest.mark.parametrize("dtype", [ht.float32, ht.float64])
+def test_same_seed_same_global_array_for_every_layout(comm_of, fn, dtype):
+    shape = (7, 5, 3)
+    reference = draw(fn, shape, None, comm_of(1), dtype=dtype).numpy()
+    assert reference.dtype == dtype
+    for n in RANK_COUNTS:
+        for split in splits_of(3):
+            a = draw(fn, shape, split, comm_of(n), dtype=dtype)
+            assert a.split == split and a.balanced
+            np.testing.assert_array_equal(a.numpy(), reference)
+
+
+def test_randint_and_normal_are_layout_free(comm_of):
+    ht.random.seed(5)
+    ref = ht.random.randint(-3, 9, size=(6, 4), comm=comm_of(1)).numpy()
+    ht.random.seed(5)
+    got = ht.random.randint(-3, 9, size=(6, 4), split=1, comm=comm_of(4)).numpy()
+    np.testing.assert_array_equal(got, ref)
+    assert ref.dtype == np.int64 and ref.min() >= -3 and ref.max() < 9
+    ht.random.seed(6)
+    ref = ht.random.normal(2.0, 3.0, (5, 5), comm=comm_of(2), split=0).numpy()
+    ht.random.seed(6)
+    np.testing.assert_array_equal(ht.random.normal(2.0, 3.0, (5, 5), comm=comm_of(5)).numpy(), ref)
+
+
+def test_distribution_statistics(comm_of):
+    ht.random.seed(0)
+    n = 200_000
+    u = ht.random.rand(n, split=0, comm=comm_of(4)).numpy().astype(np.float64)
+    assert 0.0 <= u.min() and u.max() < 1.0
+    assert abs(u.mean() - 0.5) < 0.005 and abs(u.var() - 1 / 12) < 0.002
+    z = ht.random.randn(n, dtype=ht.float64, split=0, comm=comm_of(4)).numpy()
+    assert abs(z.mean()) < 0.01 and abs(z.std() - 1.0) < 0.01
+    # tails of a normal: about 4.55 % beyond two sigma
+    assert abs((np.abs(z) > 2).mean() - 0.0455) < 0.003
+    k = ht.random.randint(0, 10, size=(n,), split=0, comm=comm_of(3)).numpy()
+    counts = np.bincount(k, minlength=10)
+    assert counts.min() > n / 10 * 0.95 and counts.max() < n / 10 * 1.05
+    # neighbouring elements are uncorrelated
+    assert abs(np.corrcoef(z[:-1], z[1:])[0, 1]) < 0.01
+
+
+def test_successive_calls_differ_and_state_replays(comm_of):
+    comm = comm_of(3)
+    ht.random.seed(9)
+    state = ht.random.get_state()
+    assert state == ("splitmix64", 9, 0)
+    a = ht.random.rand(10, comm=comm).numpy()
+    b = ht.random.rand(10, comm=comm).numpy()
+    assert not np.array_equal(a, b)
+    assert ht.random.get_state() == ("splitmix64", 9, 2)
+    ht.random.set_state(state)
+    np.testing.assert_array_equal(ht.random.rand(10, split=0, comm=comm).numpy(), a)
+    ht.random.seed()
+    assert ht.random.get_state()[2] == 0
+
+
+def test_random_defaults():
+    assert _random.rand.__defaults__ is None or True
+    ht.random.seed(1)
+    assert ht.random.randn(3).dtype == ht.float32
+    assert ht.random.random((2,)).dtype == ht.float64
+    assert ht.random.rand(2, 3).shape == (2, 3)
+    assert ht.random.rand((2, 3)).shape == (2, 3)
+    assert ht.random.randint(5, size=4).numpy().max() < 5
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (lambda: ht.random.seed(1.5), TypeError, "`seed` must be an int or None, got float"),
+        (lambda: ht.random.set_state([1, 2]), TypeError, "`state` must be a 3-tuple"),
+        (lambda: ht.random.set_state(("Threefry", 1, 0)), ValueError,
+         "`state` algorithm must be 'splitmix64', got 'Threefry'"),
+        (lambda: ht.random.set_state(("splitmix64", -1, 0)), ValueError,
+         "`state` seed must be a non-negative int, got -1"),
+        (lambda: ht.random.rand(2, -3), ValueError, "`shape` must hold non-negative ints"),
+        (lambda: ht.random.rand(2.5), TypeError, "`shape` must hold ints, got float"),
+        (lambda: ht.random.rand(2, dtype=ht.int32), ValueError,
+         "`dtype` must be float32 or float64, got int32"),
+        (lambda: ht.random.randint(5, 5), ValueError, r"`high` must be greater than `low` \(5\)"),
+        (lambda: ht.random.randint(0, 300, dtype=ht.uint8), ValueError, "must fit in uint8"),
+        (lambda: ht.random.randint(0, 3, dtype=ht.float32), ValueError,
+         "`dtype` must be an integer type, got float32"),
+        (lambda: ht.random.randint(0.5, 3), TypeError, "`low` must be an int, got float"),
+        (lambda: ht.random.normal(0, -1.0, (2,)), ValueError, "`std` must be non-negative"),
+        (lambda: ht.random.normal("0", 1.0, (2,)), TypeError, "`mean` must be a real number"),
+    ],
+)  # fmt: skip
+def test_bad_random_calls(client, call, exc, match):
+    state = ht.random.get_state()
+    with pytest.raises(exc, match=match):
+        call()
+    assert ht.random.get_state() == state
