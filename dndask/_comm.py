@@ -161,7 +161,7 @@ class Comm:
 
 
 _default: Comm | None = None
-_default_lock = threading.Lock()
+_default_lock = threading.RLock()
 
 
 def get_comm() -> Comm:

@@ -642,19 +642,19 @@ class DNDarray:
         >>> int(ht.arange(10, split=0).sum())
         45
         """
-        return _ops.reduce(da.sum, self, axis, keepdims, dtype=dtype)
+        return _ops.reduce(np.sum, da.sum, self, axis, keepdims, dtype=dtype)
 
     def mean(self, axis=None, keepdims: bool = False, dtype=None) -> DNDarray:
         """Arithmetic mean over ``axis``."""
-        return _ops.reduce(da.mean, self, axis, keepdims, dtype=dtype)
+        return _ops.reduce(np.mean, da.mean, self, axis, keepdims, dtype=dtype)
 
     def min(self, axis=None, keepdims: bool = False) -> DNDarray:
         """Minimum over ``axis``."""
-        return _ops.reduce(da.min, self, axis, keepdims)
+        return _ops.reduce(np.min, da.min, self, axis, keepdims)
 
     def max(self, axis=None, keepdims: bool = False) -> DNDarray:
         """Maximum over ``axis``."""
-        return _ops.reduce(da.max, self, axis, keepdims)
+        return _ops.reduce(np.max, da.max, self, axis, keepdims)
 
 
 def from_dask(

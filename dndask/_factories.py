@@ -413,4 +413,3 @@ def balance(arr: DNDarray, copy: bool = False) -> DNDarray:
 def _check_dndarray(value, name: str) -> None:
     if not isinstance(value, DNDarray):
         raise TypeError(f"`{name}` must be a DNDarray, got {type(value).__name__}")
-

@@ -171,9 +171,7 @@ def chunks_for(shape: Shape, split: int | None, counts: Sequence[int] | None) ->
     >>> chunks_for((3, 0), None, None)
     ((3,), (0,))
     """
-    return tuple(
-        tuple(int(c) for c in counts) if i == split else (s,) for i, s in enumerate(shape)
-    )
+    return tuple(tuple(int(c) for c in counts) if i == split else (s,) for i, s in enumerate(shape))
 
 
 def lshape_map_from_counts(shape: Shape, split: int | None, counts: Counts, size: int):

@@ -7,10 +7,13 @@ redistributed to match it, so every result keeps the DNDarray invariant.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
+import dask.array as da
 import numpy as np
 import torch
+from dask.base import tokenize
 
 from . import _dndarray, _layout
 from ._torch import from_torch
@@ -99,8 +102,7 @@ def inplace(op: Callable, target: _dndarray.DNDarray, other) -> _dndarray.DNDarr
         )
     if not np.can_cast(result.dtype, target.dtype, "same_kind"):
         raise TypeError(
-            f"in-place `{op.__name__}` cannot cast the result from {result.dtype} "
-            f"to {target.dtype}"
+            f"in-place `{op.__name__}` cannot cast the result from {result.dtype} to {target.dtype}"
         )
     if result.split != target.split:
         result = result.resplit(target.split)
@@ -109,12 +111,61 @@ def inplace(op: Callable, target: _dndarray.DNDarray, other) -> _dndarray.DNDarr
     return target._set(result.to_dask(), target.split, result._lineage())
 
 
-def reduce(fn: Callable, a: _dndarray.DNDarray, axis, keepdims: bool, **kwargs):
-    """A reduction; the result's split follows the reduced axes."""
+def _without_empty_ranks(a: _dndarray.DNDarray, axes: tuple[int, ...]):
+    """``a``'s dask array minus the empty chunks of a reduced split axis.
+
+    Dask's min/max/mean trip over zero-size chunks; dropping them only
+    rewires the graph (no data moves), and the reduced axis disappears anyway.
+    """
+    x = a.to_dask()
+    if a.split is None or a.split not in axes:
+        return x
+    keep = [r for r, c in enumerate(x.chunks[a.split]) if c] or [0]
+    if len(keep) == len(x.chunks[a.split]):
+        return x
+    index = [slice(None)] * x.ndim
+    blocks = []
+    for r in keep:
+        index[a.split] = r
+        blocks.append(x.blocks[tuple(index)])
+    return blocks[0] if len(blocks) == 1 else da.concatenate(blocks, axis=a.split)
+
+
+def _local_reduction(np_fn: Callable, x, axes, keepdims: bool, kwargs: dict):
+    """Reduce axes that each chunk holds whole: one task per rank, no combine step."""
+    local = functools.partial(np_fn, axis=axes, keepdims=keepdims, **kwargs)
+    dtype = np.asarray(local(np.ones((1,) * x.ndim, dtype=x.dtype))).dtype
+    chunks = [
+        ((1,) * len(c) if keepdims else None) if axis in axes else c
+        for axis, c in enumerate(x.chunks)
+    ]
+    chunks = tuple(c for c in chunks if c is not None)
+    return da.map_blocks(
+        local,
+        x,
+        chunks=chunks,
+        drop_axis=[] if keepdims else list(axes),
+        dtype=dtype,
+        meta=np.empty((0,) * len(chunks), dtype=dtype),
+        name=f"{np_fn.__name__}-local-{tokenize(x.name, axes, keepdims, kwargs)}",
+    )
+
+
+def reduce(
+    np_fn: Callable, dask_fn: Callable, a: _dndarray.DNDarray, axis, keepdims: bool, **kwargs
+):
+    """A reduction; the result's split follows the reduced axes.
+
+    Axes other than ``split`` are whole in every chunk, so they reduce
+    locally on each rank; a reduction over ``split`` uses Dask's tree reduction.
+    """
     if not isinstance(keepdims, bool):
         raise TypeError(f"`keepdims` must be a bool, got {type(keepdims).__name__}")
     axes = _layout.normalize_axes(axis, a.ndim)
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
-    result = fn(a.to_dask(), axis=axes, keepdims=keepdims, **kwargs)
+    if a.split is None or a.split not in axes:
+        result = _local_reduction(np_fn, a.to_dask(), axes, keepdims, kwargs)
+    else:
+        result = dask_fn(_without_empty_ranks(a, axes), axis=axes, keepdims=keepdims, **kwargs)
     split = _layout.reduced_split(a.split, axes, keepdims)
     return _dndarray.from_dask(result, split, a.comm, parents=(a,))

@@ -203,7 +203,9 @@ def _wrap_futures(chunks, shape, dtype, axis, counts, comm) -> _dndarray.DNDarra
     name = f"per-rank-array-{uuid.uuid4().hex}"
     dsk = {(name, *block_index(axis, ndim, r)): f for r, f in enumerate(chunks)}
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=())
-    array = da.Array(graph, name, _layout.chunks_for(shape, axis, counts), meta=meta_of(dtype, ndim))
+    array = da.Array(
+        graph, name, _layout.chunks_for(shape, axis, counts), meta=meta_of(dtype, ndim)
+    )
     return _dndarray.DNDarray(array, axis, comm)
 
 

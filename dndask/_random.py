@@ -85,7 +85,9 @@ def _chunk(offsets, lshape, gshape, key, kind, dtype, params):
         low, span = params
         draws = _bits(key, flat, 0, 1) % np.uint64(span)
         return (draws.astype(np.int64) + np.int64(low)).astype(dtype)
-    raise ValueError(f"`kind` must be 'uniform', 'normal' or 'integer', got {kind!r}")  # pragma: no cover
+    raise ValueError(
+        f"`kind` must be 'uniform', 'normal' or 'integer', got {kind!r}"
+    )  # pragma: no cover
 
 
 def _next_key() -> np.uint64:

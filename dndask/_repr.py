@@ -35,9 +35,7 @@ def _element_formatter(values: np.ndarray):
         return lambda v: f"{real(v.real)}{'+' if v.imag >= 0 else '-'}{imag(abs(v.imag)).strip()}j"
     finite = np.abs(values[np.isfinite(values)]).astype(np.float64)
     nonzero = finite[finite > 0]
-    scientific = finite.size and (
-        finite.max() >= 1e8 or (nonzero.size and nonzero.min() < 1e-4)
-    )
+    scientific = finite.size and (finite.max() >= 1e8 or (nonzero.size and nonzero.min() < 1e-4))
     if scientific:
         return lambda v: f"{v:.4e}"
     if finite.size and (finite == np.round(finite)).all():

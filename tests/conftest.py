@@ -51,6 +51,26 @@ def assert_layout(a: ht.DNDarray, expected: np.ndarray, split, comm) -> None:
     assert a.numpy().dtype == expected.dtype
 
 
+def received_bytes(client, since: float) -> int:
+    """Bytes the workers fetched from each other after ``since`` (their own transfer logs).
+
+    The receiving side logs a transfer before the task that needed it runs, so
+    the count is complete once ``persist`` has returned.
+    """
+
+    def received(dask_worker, since=since):
+        delay = dask_worker.scheduler_delay  # the log's times are shifted by it
+        log = dask_worker.transfer_incoming_log
+        return sum(e["total"] for e in log if e["start"] - delay >= since)
+
+    return sum(client.run(received).values())
+
+
+def holders(client, a: ht.DNDarray) -> list[tuple[str, ...]]:
+    who = client.who_has(a.to_dask())
+    return [tuple(who[key]) for key in a._chunk_keys()]
+
+
 @pytest.fixture(scope="session")
 def client():
     c = ht.init(N_WORKERS)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import time
-
 import numpy as np
 import pytest
 import torch
-from conftest import RANK_COUNTS, assert_layout, layouts, splits_of
+from conftest import RANK_COUNTS, assert_layout, holders, layouts, received_bytes, splits_of
 
 import dndask as ht
 from dndask import _layout
@@ -262,37 +261,17 @@ def test_bad_method_and_arguments(comm_of):
 
 
 # ------------------------------------------------- placement and bytes moved
-def _received_bytes(client, since: float) -> int:
-    """Bytes the workers fetched from each other after ``since`` (their own transfer logs).
-
-    The receiving side logs a transfer before the task that needed it runs, so
-    the count is complete once ``persist`` has returned.
-    """
-
-    def received(dask_worker, since=since):
-        delay = dask_worker.scheduler_delay  # the log's times are shifted by it
-        log = dask_worker.transfer_incoming_log
-        return sum(e["total"] for e in log if e["start"] - delay >= since)
-
-    return sum(client.run(received).values())
-
-
-def _holders(client, a: ht.DNDarray) -> list[tuple[str, ...]]:
-    who = client.who_has(a.to_dask())
-    return [tuple(who[key]) for key in a._chunk_keys()]
-
-
 @pytest.mark.parametrize("n", [3, 5])
 @pytest.mark.parametrize("split", [None, 0, 1, 2])
 def test_persist_places_chunk_r_on_worker_r(client, comm_of, n, split):
     comm = comm_of(n)
     a = ht.random.randn(11, 6, 4, split=split, comm=comm).persist()
-    holders = _holders(client, a)
+    holders = holders(client, a)
     expected = [(w,) for w in comm.workers] if split is not None else [(comm.workers[0],)]
     assert holders == expected
     b = a.resplit(None if split == 0 else 0).persist()
     if b.split is not None:
-        assert _holders(client, b) == [(w,) for w in comm.workers]
+        assert holders(client, b) == [(w,) for w in comm.workers]
 
 
 @pytest.mark.parametrize(
@@ -307,8 +286,8 @@ def test_redistribute_moves_only_rows_that_change_owner(client, comm_of, counts)
     target = a.lshape_map
     target[:, 0] = torch.tensor(counts)
     b = a.redistribute(target_map=target).persist()
-    moved = _received_bytes(client, since)
+    moved = received_bytes(client, since)
     expected = _layout.moved_rows((2, 2, 2, 1), counts) * row * 8
     assert moved == expected
-    assert _holders(client, b) == [(w,) for w in comm.workers]
+    assert holders(client, b) == [(w,) for w in comm.workers]
     np.testing.assert_array_equal(b.numpy(), g)

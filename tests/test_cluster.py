@@ -1,0 +1,166 @@
+"""The embedded cluster and the Comm: loopback only, ranks in a stable order."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from urllib.parse import urlparse
+
+import distributed
+import pytest
+
+import dndask as ht
+
+
+def test_embedded_cluster_listens_on_loopback_only(client):
+    scheduler = urlparse(client.scheduler.address)
+    assert scheduler.hostname == "127.0.0.1"
+    for address in client.scheduler_info(n_workers=-1)["workers"]:
+        assert urlparse(address).hostname == "127.0.0.1"
+    assert urlparse(client.dashboard_link).hostname == "127.0.0.1"
+    info = client.scheduler_info(n_workers=-1)["workers"]
+    assert all(w["nthreads"] == 1 for w in info.values())
+
+
+def test_comm_orders_workers_by_name(client, comm):
+    info = client.scheduler_info(n_workers=-1)["workers"]
+    names = [info[w]["name"] for w in comm.workers]
+    assert names == sorted(names) and comm.size == len(info)
+    assert ht.get_comm() is comm
+    assert ht.current_client() is client
+
+
+def test_comm_layout_helpers(comm_of):
+    comm = comm_of(4)
+    assert comm.rank == 0 and comm.size == 4 and comm.is_distributed()
+    assert comm.chunk((7, 4, 3), 0, rank=3) == (6, (1, 4, 3), (slice(6, 7), slice(0, 4), slice(0, 3)))
+    assert comm.chunk((7, 4, 3), -3)[1] == (2, 4, 3)
+    assert comm.chunk((7, 4), None)[1] == (7, 4)
+    assert comm_of(3).counts_displs_shape((7, 3), 0) == ((3, 2, 2), (0, 3, 5), (9, 3))
+    sub = comm.subcomm([2, 0])
+    assert sub.workers == (comm.workers[2], comm.workers[0])
+    assert sub == ht.Comm(list(sub.workers)) and hash(sub) == hash(ht.Comm(list(sub.workers)))
+    assert "size=2" in repr(sub)
+    with pytest.raises(ValueError, match=r"`ranks` must be in \[0, 3\], got 4"):
+        comm.subcomm([4])
+    with pytest.raises(TypeError, match="`ranks` must hold ints, got str"):
+        comm.subcomm(["0"])
+    with pytest.raises(TypeError, match="`rank` must be an int, got float"):
+        comm.chunk((4,), 0, rank=1.0)
+    with pytest.raises(ValueError, match=r"`split` must be in \[-1, 0\]"):
+        comm.chunk((4,), 1)
+    with pytest.raises(ValueError, match="`workers` must not repeat a worker"):
+        ht.Comm([comm.workers[0]] * 2)
+    with pytest.raises(ValueError, match="`workers` must name at least one worker"):
+        ht.Comm([])
+    with pytest.raises(TypeError, match="`workers` must be a sequence of worker address strings"):
+        ht.Comm("tcp://127.0.0.1:1")
+
+
+def test_use_comm_sets_the_default(comm, comm_of):
+    try:
+        ht.use_comm(comm_of(2))
+        assert ht.zeros(4, split=0).comm.size == 2
+    finally:
+        ht.use_comm(None)
+    assert ht.get_comm() == comm
+    with pytest.raises(TypeError, match="`comm` must be a dndask.Comm, got int"):
+        ht.use_comm(3)
+
+
+def test_init_argument_checks(client):
+    with pytest.raises(ValueError, match="`address` and `scheduler_file` are mutually exclusive"):
+        ht.init(address="tcp://127.0.0.1:1", scheduler_file="x.json")
+    with pytest.raises(ValueError, match="`n_workers` must be a positive int, got 0"):
+        ht.init(0)
+    with pytest.raises(ValueError, match="`n_workers` and cluster options only apply"):
+        ht.init(2, address="tcp://127.0.0.1:1")
+    assert client.status == "running"  # a refused call leaves the cluster alone
+
+
+def _run(code: str, env: dict | None = None, timeout: int = 240) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "DNDASK_PROGRESS": "off", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=full_env,
+    )
+
+
+def test_first_operation_starts_a_quiet_default_cluster():
+    result = _run(
+        """
+        if __name__ == "__main__":
+            import dndask as ht
+            a = ht.arange(6, split=0)
+            print(a.comm.size, a.numpy().tolist())
+            ht.shutdown()
+        """,
+        env={"DNDASK_WORKERS": "2"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[0] == "2 [0, 1, 2, 3, 4, 5]"
+    assert "INFO" not in result.stderr
+
+
+def test_an_existing_client_is_reused():
+    result = _run(
+        """
+        if __name__ == "__main__":
+            import distributed
+            import dndask as ht
+            # threads and the in-process transport: no network at all
+            cluster = distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None)
+            client = distributed.Client(cluster)
+            assert ht.current_client() is client
+            print(ht.get_comm().size, int(ht.ones(4, split=0).sum()))
+            ht.shutdown()
+            assert client.status == "running"  # dndask closes only what it started
+            client.close(); cluster.close()
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "2 4"
+
+
+def test_unguarded_script_gets_a_clear_error(tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text("import dndask as ht\nht.init(1)\n")
+    result = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=240,
+        env={**os.environ, "DNDASK_PROGRESS": "off"},
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "if __name__ == '__main__':" in result.stderr
+
+
+def test_environment_variable_checks(monkeypatch):
+    from dndask import _cluster
+
+    monkeypatch.setenv("DNDASK_WORKERS", "many")
+    with pytest.raises(ValueError, match="`DNDASK_WORKERS` must be a positive int, got 'many'"):
+        _cluster._default_workers()
+    monkeypatch.setenv("DNDASK_WORKERS", "0")
+    with pytest.raises(ValueError, match="`DNDASK_WORKERS` must be a positive int, got 0"):
+        _cluster._default_workers()
+
+
+def test_progress_setting(monkeypatch):
+    from dndask import _compute
+
+    monkeypatch.setenv("DNDASK_PROGRESS", "loud")
+    with pytest.raises(ValueError, match="`DNDASK_PROGRESS` must be 'auto', 'on' or 'off'"):
+        _compute.wait([])
+
+
+def test_progress_bar_shows_when_asked(comm_of, capsys, monkeypatch):
+    monkeypatch.setenv("DNDASK_PROGRESS", "on")
+    a = ht.ones((8, 8), split=0, comm=comm_of(2))
+    assert int(a.sum()) == 64
+    out = capsys.readouterr()
+    assert "100%" in out.out + out.err
+    assert isinstance(distributed.get_client(), distributed.Client)

@@ -1,0 +1,165 @@
+"""per_rank, is_split joins and map_local: data stays where it was made."""
+
+from __future__ import annotations
+
+import time
+
+import dask.array as da
+import numpy as np
+import pytest
+import torch
+from conftest import RANK_COUNTS, assert_layout, holders, received_bytes
+
+import dndask as ht
+
+
+def piece(rank: int, rows: int = 3, cols: int = 4) -> np.ndarray:
+    return np.full((rows + rank % 2, cols), float(rank))
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_per_rank_join_keeps_pieces_in_place(client, comm_of, n, axis):
+    comm = comm_of(n)
+
+    def make(rank):
+        return np.full((2, 3), rank, dtype=np.int32) + np.arange(3, dtype=np.int32)
+
+    pieces = ht.per_rank(make, comm=comm)
+    assert len(pieces) == n and pieces.comm == comm
+    a = ht.array(pieces, is_split=axis)
+    expected = np.concatenate([make(r) for r in range(n)], axis=axis)
+    assert_layout(a, expected, axis % 2, comm)
+    # each chunk is still held by the worker that made it: persisting moves nothing
+    since = time.time()
+    b = a.persist()
+    assert holders(client, b) == [(w,) for w in comm.workers]
+    assert received_bytes(client, since) == 0
+
+
+def test_per_rank_sees_its_rank_and_arguments(comm_of):
+    comm = comm_of(3)
+
+    def report(rank, scale, *, offset):
+        return (rank, comm.rank, scale * rank + offset)
+
+    assert comm.rank == 0
+    got = ht.per_rank(report, 10, offset=1, comm=comm).gather()
+    assert got == [(0, 0, 1), (1, 1, 11), (2, 2, 21)]
+
+
+def test_is_split_uneven_and_empty_pieces(comm_of):
+    comm = comm_of(4)
+    sizes = [0, 3, 1, 0]
+    pieces = ht.per_rank(lambda rank: torch.arange(sizes[rank] * 2).reshape(-1, 2), comm=comm)
+    a = ht.array(pieces, is_split=0)
+    assert a.lshape_map.tolist() == [[0, 2], [3, 2], [1, 2], [0, 2]]
+    assert not a.balanced
+    expected = np.concatenate([np.arange(s * 2).reshape(-1, 2) for s in sizes])
+    assert_layout(a, expected, 0, comm)
+    assert a.balance_().lshape_map[:, 0].tolist() == [1, 1, 1, 1]
+    assert_layout(a, expected, 0, comm)
+
+
+@pytest.mark.parametrize("kind", ["numpy", "torch", "dask", "dndarray"])
+def test_is_split_from_a_sequence_of_pieces(comm_of, kind):
+    comm = comm_of(3)
+    raw = [piece(r) for r in range(3)]
+    convert = {
+        "numpy": lambda p: p,
+        "torch": torch.from_numpy,
+        "dask": lambda p: da.from_array(p, chunks=1),
+        "dndarray": lambda p: ht.array(p, comm=comm),
+    }[kind]
+    a = ht.array([convert(p) for p in raw], is_split=0, comm=comm)
+    assert_layout(a, np.concatenate(raw), 0, comm)
+    assert a.lshape_map[:, 0].tolist() == [3, 4, 3]
+
+
+def test_seed_is_split_example(comm_of):
+    comm = comm_of(4)
+    local = ht.per_rank(lambda rank: np.random.default_rng(rank).random((3, 4)), comm=comm)
+    assert ht.array(local, is_split=0).shape == (12, 4)
+    assert ht.array(local, is_split=1).shape == (3, 16)
+    assert ht.array(local, is_split=1, dtype=ht.float32).dtype == ht.float32
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda r: np.zeros((2, 3)) if r != 2 else np.zeros((2, 3, 1)),
+         "`is_split` pieces must have the same ndim: rank 0 has 2, rank 2 has 3"),
+        (lambda r: np.zeros((2, 3)) if r != 1 else np.zeros((2, 4)),
+         r"`is_split` pieces must agree off axis 0: rank 0 has shape \(2, 3\), rank 1 has \(2, 4\)"),
+        (lambda r: np.zeros((2, 3), np.float32 if r == 2 else np.float64),
+         "`is_split` pieces must share a dtype: rank 0 has float64, rank 2 has float32"),
+    ],
+)  # fmt: skip
+def test_inconsistent_pieces_name_the_rank(comm_of, make, match):
+    comm = comm_of(3)
+    with pytest.raises(ValueError, match=match):
+        ht.array(ht.per_rank(make, comm=comm), is_split=0)
+    with pytest.raises(ValueError, match=match):
+        ht.array([make(r) for r in range(3)], is_split=0, comm=comm)
+
+
+def test_bad_is_split_inputs(comm_of):
+    comm = comm_of(3)
+    with pytest.raises(ValueError, match="`is_split` needs one piece per rank: 3, got 2"):
+        ht.array([np.zeros(2), np.zeros(2)], is_split=0, comm=comm)
+    with pytest.raises(TypeError, match="`is_split` needs one piece per rank: a PerRank"):
+        ht.array(np.zeros((3, 4)), is_split=0, comm=comm)
+    with pytest.raises(TypeError, match="`is_split` needs one piece per rank"):
+        ht.array([1, 2, 3], is_split=0, comm=comm)
+    pr = ht.per_rank(lambda r: np.zeros(2), comm=comm)
+    with pytest.raises(ValueError, match="`is_split` must name the axis to join a PerRank"):
+        ht.array(pr)
+    with pytest.raises(ValueError, match=r"`is_split` must be in \[-1, 0\]"):
+        ht.array(pr, is_split=1)
+    with pytest.raises(ValueError, match="`comm` must be the PerRank's comm"):
+        ht.array(pr, is_split=0, comm=comm_of(2))
+    notarrays = ht.per_rank(lambda r: {"rank": r} if r == 1 else np.zeros(2), comm=comm)
+    with pytest.raises(TypeError, match="the piece of rank 1 must be"):
+        ht.array(notarrays, is_split=0)
+
+
+def test_failing_rank_is_reraised_in_the_driver(comm_of):
+    comm = comm_of(4)
+
+    def boom(rank):
+        if rank == 2:
+            raise KeyError("missing input")
+        return rank
+
+    with pytest.raises(KeyError, match="per_rank function 'boom' failed on rank 2"):
+        ht.per_rank(boom, comm=comm)
+
+    def bad_value(rank):
+        if rank == 3:
+            raise ValueError("negative")
+        return rank
+
+    with pytest.raises(ValueError, match="failed on rank 3: ValueError: negative"):
+        ht.per_rank(bad_value, comm=comm)
+    with pytest.raises(TypeError, match="`fn` must be callable, got int"):
+        ht.per_rank(3, comm=comm)
+
+
+@pytest.mark.parametrize("split", [None, 0, 1])
+def test_map_local(comm_of, split):
+    comm = comm_of(3)
+    g = np.arange(35, dtype=np.float64).reshape(7, 5)
+    a = ht.array(g, split=split, comm=comm)
+    b = a.map_local(lambda t, rank: t * 2 + rank)
+    if split is None:
+        expected = g * 2
+    else:
+        parts = np.array_split(g, 3, axis=split)
+        expected = np.concatenate([p * 2 + r for r, p in enumerate(parts)], axis=split)
+    assert_layout(b, expected, split, comm)
+    # results may change size along the split axis
+    if split is not None:
+        c = a.map_local(lambda t, rank: t.narrow(split, 0, min(1, t.shape[split])))
+        assert c.lshape_map[:, split].tolist() == [1, 1, 1]
+    with pytest.raises(ZeroDivisionError, match="map_local function failed on rank 0"):
+        a.map_local(lambda t, rank: 1 / 0)
