@@ -83,10 +83,11 @@ def init(
         raise ValueError("`address` and `scheduler_file` are mutually exclusive")
     if (address is not None or scheduler_file is not None) and (n_workers or cluster_kwargs):
         raise ValueError("`n_workers` and cluster options only apply to the embedded cluster")
-    if n_workers is not None and (
-        isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1
-    ):
-        raise ValueError(f"`n_workers` must be a positive int, got {n_workers!r}")
+    if n_workers is not None:
+        if isinstance(n_workers, bool) or not isinstance(n_workers, int):
+            raise TypeError(f"`n_workers` must be an int, got {type(n_workers).__name__}")
+        if n_workers < 1:
+            raise ValueError(f"`n_workers` must be a positive int, got {n_workers}")
     with _lock:
         shutdown()
         if address is not None or scheduler_file is not None:

@@ -102,13 +102,22 @@ def redistribute(
     return _assemble(x, "redistribute", out_chunks, split, plans)
 
 
+def check_method(method: object) -> None:
+    """Reject an unknown resplit ``method``."""
+    if method not in (None, "tasks", "p2p"):
+        raise ValueError(f"`method` must be None, 'tasks' or 'p2p', got {method!r}")
+
+
 def p2p_threshold() -> int:
     """Largest number of pieces a resplit builds as its own task graph."""
     raw = os.environ.get(_P2P_ENV, str(_P2P_DEFAULT))
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
-        raise ValueError(f"`{_P2P_ENV}` must be an int, got {raw!r}") from None
+        value = -1
+    if value < 0:
+        raise ValueError(f"`{_P2P_ENV}` must be a non-negative int, got {raw!r}")
+    return value
 
 
 def resplit(
@@ -124,11 +133,11 @@ def resplit(
     ``method`` is ``"tasks"`` (one slice task per pair of ranks; keeps every
     chunk where dndask places it), ``"p2p"`` (Dask's peer-to-peer rechunk;
     a graph linear in ranks but placement left to Dask) or ``None`` to pick
-    ``"p2p"`` above :func:`p2p_threshold` pieces. Returns the new array and
+    ``"p2p"`` above :func:`p2p_threshold` pieces. Gathering to ``None`` and
+    slicing a ``split=None`` array always use tasks (one piece per rank). Returns the new array and
     the placement hints of its slicing tasks.
     """
-    if method not in (None, "tasks", "p2p"):
-        raise ValueError(f"`method` must be None, 'tasks' or 'p2p', got {method!r}")
+    check_method(method)
     ndim, shape = x.ndim, x.shape
     if dst_split is None:
         out_chunks = _layout.chunks_for(shape, None, None)

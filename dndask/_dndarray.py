@@ -317,7 +317,7 @@ class DNDarray:
         return self.copy().redistribute_(lshape_map=lshape_map, target_map=target_map)
 
     def balance_(self) -> DNDarray:
-        """Redistribute to Heat's balanced layout (a no-op if already balanced); returns ``self``."""
+        """Redistribute to Heat's balanced layout (no-op if balanced); returns ``self``."""
         if self._split is None or self.balanced:
             return self
         return self.redistribute_()
@@ -345,6 +345,7 @@ class DNDarray:
         True
         """
         axis = _layout.normalize_axis(axis, self.ndim, "axis")
+        _distribution.check_method(method)
         if axis == self._split:
             return self
         if self._comm.size == 1:
@@ -364,7 +365,7 @@ class DNDarray:
         return {key: workers[r] for key, r in self._lineage().items()}
 
     def persist_(self) -> DNDarray:
-        """Compute now and keep chunk ``r`` in the memory of ``comm.workers[r]``; returns ``self``."""
+        """Compute now, keeping chunk ``r`` in ``comm.workers[r]``'s memory; returns ``self``."""
         persisted = _compute.persist(self._array, self._comm.client, self._placement())
         return self._set(persisted, self._split)
 

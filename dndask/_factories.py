@@ -33,9 +33,9 @@ def from_function(
 
 
 def _generated(prefix, fn, shape, dtype, split, comm, args=()) -> DNDarray:
-    comm = sanitize_comm(comm)
     shape = _layout.normalize_shape(shape)
     split = _layout.normalize_axis(split, len(shape), "split")
+    comm = sanitize_comm(comm)  # after the checks: a bad call starts no cluster
     counts = _layout.balanced_counts(shape[split], comm.size) if split is not None else ()
     return from_function(prefix, fn, shape, dtype, split, counts, comm, args)
 

@@ -157,7 +157,7 @@ def _check_pieces(metas, axis, name: str) -> tuple[tuple[int, ...], np.dtype, in
     """Validate per-rank (shape, dtype) pairs; return the global shape, dtype and axis."""
     shape0, dtype0 = metas[0]
     ndim = len(shape0)
-    for rank, (shape, dtype) in enumerate(metas):
+    for rank, (shape, _) in enumerate(metas):
         if len(shape) != ndim:
             raise ValueError(
                 f"`{name}` pieces must have the same ndim: rank 0 has {ndim}, "

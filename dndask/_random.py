@@ -104,8 +104,8 @@ def _shape_from(args: tuple, name: str) -> tuple[int, ...]:
 
 
 def _make(shape, dtype, split, comm, kind, params) -> DNDarray:
-    comm = _factories.sanitize_comm(comm)
     split = _layout.normalize_axis(split, len(shape), "split")
+    comm = _factories.sanitize_comm(comm)
     counts = _layout.balanced_counts(shape[split], comm.size) if split is not None else ()
     return _factories.from_function(
         f"random-{kind}",

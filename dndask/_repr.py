@@ -58,7 +58,7 @@ def format_values(values: np.ndarray, summarized: Sequence[bool], indent: int) -
         if block.ndim == 1:
             items = [c.rjust(width) for c in block]
             if gap:
-                items = items[:EDGE_ITEMS] + ["..."] + items[EDGE_ITEMS:]
+                items = [*items[:EDGE_ITEMS], "...", *items[EDGE_ITEMS:]]
             lines, line = [], ""
             for item in items:
                 piece = item if not line else f"{line}, {item}"
@@ -71,7 +71,7 @@ def format_values(values: np.ndarray, summarized: Sequence[bool], indent: int) -
             return "[" + ("\n" + pad).join(lines) + "]"
         rows = [render(sub, depth + 1) for sub in block]
         if gap:
-            rows = rows[:EDGE_ITEMS] + ["..."] + rows[EDGE_ITEMS:]
+            rows = [*rows[:EDGE_ITEMS], "...", *rows[EDGE_ITEMS:]]
         sep = ",\n" + "\n" * (block.ndim - 2) + pad
         return "[" + sep.join(rows) + "]"
 

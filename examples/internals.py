@@ -80,7 +80,9 @@ def main() -> None:
     for rank in range(size):
         print(f"--- Rank {rank} ---")
         print(f"A (Original): Split={A.split}, lshape={tuple(A.lshape_map[rank].tolist())}")
-        print(f"B (Resplit A to axis=1): Split={B.split}, lshape={tuple(B.lshape_map[rank].tolist())}")
+        print(
+            f"B (Resplit A to axis=1): Split={B.split}, lshape={tuple(B.lshape_map[rank].tolist())}"
+        )
         print(f"C (Redistribute A): Split={C.split}, lshape={tuple(C.lshape_map[rank].tolist())}")
     same = bool((A.numpy() == B.numpy()).all() and (A.numpy() == C.numpy()).all())
     print(f"A, B and C hold the same values: {same}")

@@ -13,7 +13,7 @@ import pytest
 
 os.environ.setdefault("DNDASK_PROGRESS", "off")
 
-import dndask as ht  # noqa: E402
+import dndask as ht
 
 N_WORKERS = 5
 RANK_COUNTS = (1, 2, 3, 4, 5)

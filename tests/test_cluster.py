@@ -35,7 +35,11 @@ def test_comm_orders_workers_by_name(client, comm):
 def test_comm_layout_helpers(comm_of):
     comm = comm_of(4)
     assert comm.rank == 0 and comm.size == 4 and comm.is_distributed()
-    assert comm.chunk((7, 4, 3), 0, rank=3) == (6, (1, 4, 3), (slice(6, 7), slice(0, 4), slice(0, 3)))
+    assert comm.chunk((7, 4, 3), 0, rank=3) == (
+        6,
+        (1, 4, 3),
+        (slice(6, 7), slice(0, 4), slice(0, 3)),
+    )
     assert comm.chunk((7, 4, 3), -3)[1] == (2, 4, 3)
     assert comm.chunk((7, 4), None)[1] == (7, 4)
     assert comm_of(3).counts_displs_shape((7, 3), 0) == ((3, 2, 2), (0, 3, 5), (9, 3))
@@ -66,7 +70,7 @@ def test_use_comm_sets_the_default(comm, comm_of):
     finally:
         ht.use_comm(None)
     assert ht.get_comm() == comm
-    with pytest.raises(TypeError, match="`comm` must be a dndask.Comm, got int"):
+    with pytest.raises(TypeError, match=r"`comm` must be a dndask\.Comm, got int"):
         ht.use_comm(3)
 
 
@@ -75,6 +79,8 @@ def test_init_argument_checks(client):
         ht.init(address="tcp://127.0.0.1:1", scheduler_file="x.json")
     with pytest.raises(ValueError, match="`n_workers` must be a positive int, got 0"):
         ht.init(0)
+    with pytest.raises(TypeError, match="`n_workers` must be an int, got float"):
+        ht.init(2.0)
     with pytest.raises(ValueError, match="`n_workers` and cluster options only apply"):
         ht.init(2, address="tcp://127.0.0.1:1")
     assert client.status == "running"  # a refused call leaves the cluster alone

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+
 import numpy as np
 import pytest
 import torch
@@ -111,6 +112,9 @@ def test_resplit_picks_p2p_above_threshold(comm_of, monkeypatch):
     assert_layout(b, global_data((6, 6)), 1, comm)
     monkeypatch.setenv("DNDASK_P2P_THRESHOLD", "100")
     assert b.to_dask().name != a.resplit(1).to_dask().name
+    monkeypatch.setenv("DNDASK_P2P_THRESHOLD", "-1")
+    with pytest.raises(ValueError, match="`DNDASK_P2P_THRESHOLD` must be a non-negative int"):
+        a.resplit(1)
 
 
 @pytest.mark.parametrize("n", RANK_COUNTS)
@@ -197,7 +201,9 @@ BAD_TARGETS = [
 ]
 
 
-@pytest.mark.parametrize(("label", "change", "exc", "match"), BAD_TARGETS, ids=[b[0] for b in BAD_TARGETS])
+@pytest.mark.parametrize(
+    ("label", "change", "exc", "match"), BAD_TARGETS, ids=[b[0] for b in BAD_TARGETS]
+)
 def test_bad_target_map_leaves_array_unchanged(comm_of, label, change, exc, match):
     a = ht.random.rand(7, 4, 3, split=0, comm=comm_of(4))
     before = snapshot(a)
@@ -212,7 +218,7 @@ def test_bad_target_map_leaves_array_unchanged(comm_of, label, change, exc, matc
 def test_bad_lshape_map(comm_of):
     a = ht.arange(7, split=0, comm=comm_of(4))
     before = snapshot(a)
-    with pytest.raises(TypeError, match="`lshape_map` must be a torch.Tensor"):
+    with pytest.raises(TypeError, match=r"`lshape_map` must be a torch\.Tensor"):
         a.redistribute_(lshape_map=[[2], [2], [2], [1]])
     with pytest.raises(ValueError, match=r"`lshape_map` must match the current distribution"):
         a.redistribute_(lshape_map=torch.tensor([[1], [2], [2], [2]]))
@@ -253,6 +259,8 @@ def test_bad_method_and_arguments(comm_of):
     a = ht.zeros((4, 2), split=0, comm=comm_of(2))
     with pytest.raises(ValueError, match="`method` must be None, 'tasks' or 'p2p', got 'x'"):
         a.resplit_(1, method="x")
+    with pytest.raises(ValueError, match="`method` must be None, 'tasks' or 'p2p', got 'x'"):
+        a.resplit_(0, method="x")  # checked even when nothing would move
     assert a.split == 0
     with pytest.raises(TypeError, match="`arr` must be a DNDarray, got ndarray"):
         ht.resplit(np.zeros(3), 0)
@@ -266,9 +274,8 @@ def test_bad_method_and_arguments(comm_of):
 def test_persist_places_chunk_r_on_worker_r(client, comm_of, n, split):
     comm = comm_of(n)
     a = ht.random.randn(11, 6, 4, split=split, comm=comm).persist()
-    holders = holders(client, a)
     expected = [(w,) for w in comm.workers] if split is not None else [(comm.workers[0],)]
-    assert holders == expected
+    assert holders(client, a) == expected
     b = a.resplit(None if split == 0 else 0).persist()
     if b.split is not None:
         assert holders(client, b) == [(w,) for w in comm.workers]

@@ -98,9 +98,15 @@ def test_repr_small_and_summarized(comm_of):
     assert str(ht.arange(4, comm=comm)) == (
         "DNDarray([0, 1, 2, 3], dtype=ht.int64, device=cpu:0, split=None)"
     )
-    assert repr(ht.zeros(2, comm=comm)) == "DNDarray([0., 0.], dtype=ht.float32, device=cpu:0, split=None)"
+    assert (
+        repr(ht.zeros(2, comm=comm))
+        == "DNDarray([0., 0.], dtype=ht.float32, device=cpu:0, split=None)"
+    )
     assert repr(ht.zeros((0, 3), split=1, comm=comm)).startswith("DNDarray([], size=(0, 3)")
-    assert repr(ht.full((), 2.5, comm=comm)) == "DNDarray(2.5000, dtype=ht.float32, device=cpu:0, split=None)"
+    assert (
+        repr(ht.full((), 2.5, comm=comm))
+        == "DNDarray(2.5000, dtype=ht.float32, device=cpu:0, split=None)"
+    )
     big = repr(ht.arange(100 * 100, split=0, comm=comm).astype(ht.int64) * 1)
     assert big.count("...") == 1 and "9999" in big and big.startswith("DNDarray([   0,")
     g = np.arange(40 * 50).reshape(40, 50)
@@ -139,7 +145,9 @@ def test_elementwise_with_scalars_and_arrays(comm_of, shape, split, n):
     assert_layout(-a, -g, split, comm)
     assert_layout(abs(-a), g, split, comm)
     ints = ht.array(g.astype(np.int64), split=split, comm=comm)
-    assert_layout(~ints & 6 | 1 ^ ints, ~g.astype(np.int64) & 6 | 1 ^ g.astype(np.int64), split, comm)
+    assert_layout(
+        ~ints & 6 | 1 ^ ints, ~g.astype(np.int64) & 6 | 1 ^ g.astype(np.int64), split, comm
+    )
     assert_layout(np.exp(a), np.exp(g), split, comm)
     assert_layout(np.maximum(a, 4.0), np.maximum(g, 4.0), split, comm)
 
@@ -176,7 +184,9 @@ def test_in_place_operators(comm_of):
     a /= 4
     assert_layout(a, ((g + 1) * g - 2) / 4, 1, comm)
     i = ht.arange(6, split=0, comm=comm)
-    with pytest.raises(TypeError, match="in-place `truediv` cannot cast the result from float64 to int64"):
+    with pytest.raises(
+        TypeError, match="in-place `truediv` cannot cast the result from float64 to int64"
+    ):
         i /= 2
     with pytest.raises(ValueError, match=r"in-place `add` cannot change the shape \(6,\)"):
         i += np.ones((2, 6), dtype=np.int64)
@@ -185,8 +195,11 @@ def test_in_place_operators(comm_of):
 
 def test_bad_operands(comm_of):
     a = ht.zeros((3, 4), split=0, comm=comm_of(2))
-    with pytest.raises(ValueError, match=r"operands of `add` could not be broadcast together: "
-                                         r"DNDarray\(shape=\(3, 4\), split=0\), ndarray\(shape=\(5,\)\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"operands of `add` could not be broadcast together: "
+        r"DNDarray\(shape=\(3, 4\), split=0\), ndarray\(shape=\(5,\)\)",
+    ):
         a + np.zeros(5)
     with pytest.raises(ValueError, match="operands of `add` must share a comm"):
         a + ht.zeros((3, 4), split=0, comm=comm_of(3))
@@ -242,7 +255,7 @@ def test_constructor_checks_the_invariant(comm_of):
         ht.DNDarray(x, 0, comm)
     with pytest.raises(ValueError, match="chunks along split axis 0 must number 2, got 4"):
         ht.DNDarray(da.zeros((4, 4), chunks=(1, 4)), 0, comm)
-    with pytest.raises(TypeError, match="`array` must be a dask.array.Array, got ndarray"):
+    with pytest.raises(TypeError, match=r"`array` must be a dask\.array\.Array, got ndarray"):
         ht.DNDarray(np.zeros(2), 0, comm)
-    with pytest.raises(TypeError, match="`comm` must be a dndask.Comm, got int"):
+    with pytest.raises(TypeError, match=r"`comm` must be a dndask\.Comm, got int"):
         ht.DNDarray(x, 0, 3)

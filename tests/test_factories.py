@@ -65,6 +65,7 @@ def test_linspace_and_eye(comm_of, n):
             assert_layout(got, expected, split, comm)
         out, step = ht.linspace(0, 1, 5, retstep=True, split=split, comm=comm)
         assert step == 0.25
+        assert_layout(out, np.linspace(0, 1, 5).astype(np.float32), split, comm)
     for split in splits_of(2):
         assert_layout(ht.eye(4, split=split, comm=comm), np.eye(4, dtype=np.float32), split, comm)
         assert_layout(

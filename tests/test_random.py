@@ -7,7 +7,6 @@ import pytest
 from conftest import RANK_COUNTS, splits_of
 
 import dndask as ht
-from dndask import _random
 
 
 def draw(fn, shape, split, comm, **kwargs):
@@ -47,7 +46,7 @@ def test_distribution_statistics(comm_of):
     ht.random.seed(0)
     n = 200_000
     u = ht.random.rand(n, split=0, comm=comm_of(4)).numpy().astype(np.float64)
-    assert 0.0 <= u.min() and u.max() < 1.0
+    assert u.min() >= 0.0 and u.max() < 1.0
     assert abs(u.mean() - 0.5) < 0.005 and abs(u.var() - 1 / 12) < 0.002
     z = ht.random.randn(n, dtype=ht.float64, split=0, comm=comm_of(4)).numpy()
     assert abs(z.mean()) < 0.01 and abs(z.std() - 1.0) < 0.01
@@ -76,7 +75,6 @@ def test_successive_calls_differ_and_state_replays(comm_of):
 
 
 def test_random_defaults():
-    assert _random.rand.__defaults__ is None or True
     ht.random.seed(1)
     assert ht.random.randn(3).dtype == ht.float32
     assert ht.random.random((2,)).dtype == ht.float64
