@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import dask
 import dask.array as da
@@ -30,6 +31,13 @@ class Placement:
     def __call__(self, key) -> list[str]:
         address = self.table.get(key)
         return [address] if address is not None else []
+
+
+@contextlib.contextmanager
+def _placed(table: Mapping) -> Iterator[None]:
+    """Pin the keys in ``table`` to their workers for graphs submitted inside."""
+    with dask.annotate(workers=Placement(table), allow_other_workers=False):
+        yield
 
 
 def _progress_mode() -> str:
@@ -67,10 +75,9 @@ def compute(array: da.Array, client: distributed.Client, table: Mapping) -> np.n
     The chunks travel straight to the driver: no worker first gathers the
     whole array (which a Dask ``finalize`` task would do).
     """
-    (optimized,) = dask.optimize(array)
-    keys = optimized.__dask_keys__()
-    with dask.annotate(workers=Placement(table), allow_other_workers=False):
-        futures = client.get(optimized.__dask_graph__(), keys, sync=False)
+    with _placed(table):
+        (optimized,) = dask.optimize(array)
+        futures = client.get(optimized.__dask_graph__(), optimized.__dask_keys__(), sync=False)
     flat = list(flatten(futures, container=list))
     wait(flat)
     parts = client.gather(futures)
@@ -81,7 +88,7 @@ def compute(array: da.Array, client: distributed.Client, table: Mapping) -> np.n
 
 def persist(collection, client: distributed.Client, table: Mapping):
     """Persist ``collection`` with each key in ``table`` held by its worker."""
-    with dask.annotate(workers=Placement(table), allow_other_workers=False):
+    with _placed(table):
         persisted = client.persist(collection)
     futures = list(distributed.futures_of(persisted))
     wait(futures)

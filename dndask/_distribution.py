@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import dask.array as da
 import numpy as np
+from dask._task_spec import Task, TaskRef
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
@@ -24,6 +25,19 @@ from ._graph import block_index
 # Above this many pieces, resplit_ hands the work to Dask's p2p rechunk.
 _P2P_ENV = "DNDASK_P2P_THRESHOLD"
 _P2P_DEFAULT = 64 * 64
+
+
+class SliceTask(Task):
+    """A slicing task that Dask must not fuse into its consumer.
+
+    The slice runs on the rank that holds the source chunk (it is pinned
+    there), so only the slice travels. Linear fusion would merge it into the
+    consumer on the target rank, which would then fetch the whole chunk.
+    """
+
+    @property
+    def block_fusion(self) -> bool:
+        return True
 
 
 def _empty(lshape: list[int], dtype: np.dtype) -> np.ndarray:
@@ -62,7 +76,7 @@ def _assemble(
                 keys.append(src_key)
             else:
                 key = (piece_name, r, j)
-                dsk[key] = (operator.getitem, src_key, slices)
+                dsk[key] = SliceTask(key, operator.getitem, TaskRef(src_key), slices)
                 hints[key] = src_rank
                 keys.append(key)
         if not keys:

@@ -282,7 +282,16 @@ def test_persist_places_chunk_r_on_worker_r(client, comm_of, n, split):
 
 
 @pytest.mark.parametrize(
-    "counts", [(1, 2, 2, 2), (7, 0, 0, 0), (0, 0, 0, 7), (2, 2, 2, 1), (0, 7, 0, 0)]
+    "counts",
+    [
+        (1, 2, 2, 2),
+        (7, 0, 0, 0),
+        (0, 0, 0, 7),
+        (2, 2, 2, 1),
+        (0, 7, 0, 0),
+        (0, 1, 4, 2),
+        (1, 1, 1, 4),
+    ],
 )
 def test_redistribute_moves_only_rows_that_change_owner(client, comm_of, counts):
     comm = comm_of(4)
@@ -296,5 +305,22 @@ def test_redistribute_moves_only_rows_that_change_owner(client, comm_of, counts)
     moved = received_bytes(client, since)
     expected = _layout.moved_rows((2, 2, 2, 1), counts) * row * 8
     assert moved == expected
+    assert holders(client, b) == [(w,) for w in comm.workers]
+    np.testing.assert_array_equal(b.numpy(), g)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_resplit_moves_only_what_changes_rank(client, comm_of, n):
+    comm = comm_of(n)
+    shape = (13, 3000)
+    a = ht.random.rand(*shape, dtype=ht.float64, split=0, comm=comm).persist()
+    g = a.numpy()
+    since = time.time()
+    b = a.resplit(1).persist()
+    moved = received_bytes(client, since)
+    rows = _layout.balanced_counts(shape[0], n)
+    cols = _layout.balanced_counts(shape[1], n)
+    kept = sum(r * c for r, c in zip(rows, cols, strict=True))  # block (r, r) stays on rank r
+    assert moved == (shape[0] * shape[1] - kept) * 8
     assert holders(client, b) == [(w,) for w in comm.workers]
     np.testing.assert_array_equal(b.numpy(), g)
