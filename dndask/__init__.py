@@ -41,6 +41,9 @@ from ._types import (
     int64,
     uint8,
 )
+from ._types import (
+    bool_ as bool,  # Heat's name; shadows the builtin only inside this namespace
+)
 
 __version__ = "0.1.0"
 
@@ -53,9 +56,10 @@ __all__ = [
     "arange",
     "array",
     "balance",
+    "bool",
     "bool_",
-    "complex64",
     "complex128",
+    "complex64",
     "cpu",
     "current_client",
     "empty",
@@ -68,10 +72,10 @@ __all__ = [
     "full_like",
     "get_comm",
     "init",
-    "int8",
     "int16",
     "int32",
     "int64",
+    "int8",
     "linspace",
     "ones",
     "ones_like",

@@ -170,3 +170,12 @@ def test_progress_bar_shows_when_asked(comm_of, capsys, monkeypatch):
     out = capsys.readouterr()
     assert "100%" in out.out + out.err
     assert isinstance(distributed.get_client(), distributed.Client)
+
+
+def test_public_surface_is_explicit_and_sorted():
+    import dndask.random
+
+    for module in (ht, dndask.random):
+        assert module.__all__ == sorted(module.__all__)
+        assert all(hasattr(module, name) for name in module.__all__)
+    assert ht.bool is ht.bool_ and ht.float32 == "float32"
