@@ -14,7 +14,7 @@ import distributed
 import numpy as np
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _comm, _dndarray, _layout
+from . import _comm, _distribution, _dndarray, _layout
 from ._graph import block_index, meta_of
 from ._torch import as_numpy_chunk, to_torch
 
@@ -78,13 +78,19 @@ def _raise_errors(futures: Sequence[distributed.Future], what: str) -> None:
             raise _rank_error(future.exception(), rank, what)
 
 
-def _submit_each(client, comm, fn, inputs, what, prefix):
+def _submit_each(comm: _comm.Comm, fn: Callable, inputs: Sequence, prefix: str, what: str, *extra):
+    """Run ``fn(inputs[r], r, *extra)`` on rank ``r``'s worker for each input; wait; re-raise.
+
+    The tasks are pinned to their worker, so results stay where they are made.
+    """
+    client = comm.client
     token = uuid.uuid4().hex[:12]
     futures = [
         client.submit(
             fn,
             item,
             rank,
+            *extra,
             key=f"{prefix}-{token}-{rank}",
             workers=[comm.workers[rank]],
             allow_other_workers=False,
@@ -113,24 +119,9 @@ def per_rank(fn: Callable, *args, comm: _comm.Comm | None = None, **kwargs) -> P
     if not callable(fn):
         raise TypeError(f"`fn` must be callable, got {type(fn).__name__}")
     comm = _comm.sanitize_comm(comm)
-    client = comm.client
-    token = uuid.uuid4().hex[:12]
     name = getattr(fn, "__name__", "fn")
-    futures = [
-        client.submit(
-            _call,
-            fn,
-            rank,
-            args,
-            kwargs,
-            key=f"per-rank-{name}-{token}-{rank}",
-            workers=[address],
-            allow_other_workers=False,
-            pure=False,
-        )
-        for rank, address in enumerate(comm.workers)
-    ]
-    _raise_errors(futures, f"per_rank function {name!r}")
+    what = f"per_rank function {name!r}"
+    futures = _submit_each(comm, _call, [fn] * comm.size, f"per-rank-{name}", what, args, kwargs)
     return PerRank(futures, comm)
 
 
@@ -185,10 +176,8 @@ def _check_pieces(metas, axis, name: str) -> tuple[tuple[int, ...], np.dtype, in
 
 def join(futures: Sequence[distributed.Future], axis, comm: _comm.Comm, name: str):
     """Join per-rank results (any array-likes, converted on their workers) along ``axis``."""
-    client = comm.client
-    chunks = _submit_each(client, comm, _to_chunk, futures, f"`{name}`", "as-chunk")
-    meta_futures = _submit_each(client, comm, _describe, chunks, f"`{name}`", "describe")
-    metas = client.gather(meta_futures)
+    chunks = _submit_each(comm, _to_chunk, futures, "as-chunk", f"`{name}`")
+    metas = comm.client.gather(_submit_each(comm, _describe, chunks, "describe", f"`{name}`"))
     shape, dtype, axis = _check_pieces(metas, axis, name)
     if axis is None:
         chunks, metas = chunks[:1], metas[:1]
@@ -209,25 +198,35 @@ def _wrap_futures(chunks, shape, dtype, axis, counts, comm) -> _dndarray.DNDarra
     return _dndarray.DNDarray(array, axis, comm)
 
 
-def scatter(values: np.ndarray, split: int | None, comm: _comm.Comm) -> _dndarray.DNDarray:
-    """Send the driver's ``values`` to the ranks, each getting its balanced share."""
-    shape = tuple(int(s) for s in values.shape)
+def _scatter_to_ranks(pieces: Sequence[np.ndarray], comm: _comm.Comm) -> list:
+    """Send piece ``r`` from the driver straight to rank ``r``'s worker."""
     client = comm.client
+    return [
+        client.scatter(piece, workers=[comm.workers[rank]], hash=False)
+        for rank, piece in enumerate(pieces)
+    ]
+
+
+def scatter(values: np.ndarray, split: int | None, comm: _comm.Comm) -> _dndarray.DNDarray:
+    """Send the driver's ``values`` to the ranks, each getting its balanced share.
+
+    A split=None array is one chunk, sent to rank 0's worker.
+    """
+    shape = tuple(int(s) for s in values.shape)
     if split is None:
-        pieces, counts, workers = [values], None, comm.workers[:1]
+        pieces, counts = [values], None
     else:
         counts = _layout.balanced_counts(shape[split], comm.size)
         pieces = [values[_layout.chunk(shape, split, comm.size, r)[2]] for r in range(comm.size)]
-        workers = comm.workers
-    futures = [
-        client.scatter(piece, workers=[address], hash=False)
-        for piece, address in zip(pieces, workers, strict=True)
-    ]
+    futures = _scatter_to_ranks(pieces, comm)
     return _wrap_futures(futures, shape, values.dtype, split, counts, comm)
 
 
-def from_pieces(pieces: Sequence, axis, comm: _comm.Comm) -> _dndarray.DNDarray:
-    """Join ``comm.size`` driver-side pieces (numpy, torch, dask, DNDarray) along ``axis``."""
+def from_pieces(pieces: Sequence, axis: int, comm: _comm.Comm) -> _dndarray.DNDarray:
+    """Join ``comm.size`` driver-side pieces (numpy, torch, dask, DNDarray) along ``axis``.
+
+    Dask and DNDarray pieces stay lazy; in-memory pieces go to their rank's worker.
+    """
     if len(pieces) != comm.size:
         raise ValueError(f"`is_split` needs one piece per rank: {comm.size}, got {len(pieces)}")
     lazy = [isinstance(p, (da.Array, _dndarray.DNDarray)) for p in pieces]
@@ -235,25 +234,19 @@ def from_pieces(pieces: Sequence, axis, comm: _comm.Comm) -> _dndarray.DNDarray:
         arrays = [p.to_dask() if isinstance(p, _dndarray.DNDarray) else p for p in pieces]
         metas = [(tuple(int(s) for s in a.shape), a.dtype.str) for a in arrays]
         shape, dtype, axis = _check_pieces(metas, axis, "is_split")
-        if axis is None:
-            return _dndarray.from_dask(arrays[0], None, comm)
-        whole = [a.rechunk(a.shape) for a in arrays]
-        return _dndarray.DNDarray(da.concatenate(whole, axis=axis), axis, comm)
+        joined = da.concatenate([a.rechunk(a.shape) for a in arrays], axis=axis)
+        # Dask drops empty pieces when it concatenates; put the empty ranks back
+        src = tuple(int(c) for c in joined.chunks[axis])
+        counts = tuple(m[0][axis] for m in metas)
+        joined, _ = _distribution.redistribute(joined, axis, src, counts)
+        return _dndarray.DNDarray(joined, axis, comm)
     if any(lazy):
         raise TypeError("`is_split` pieces must be all lazy (dask/DNDarray) or all in memory")
     values = [_to_chunk(p, rank) for rank, p in enumerate(pieces)]
     metas = [_describe(v, rank) for rank, v in enumerate(values)]
     shape, dtype, axis = _check_pieces(metas, axis, "is_split")
-    client = comm.client
-    if axis is None:
-        futures = [client.scatter(values[0], workers=[comm.workers[0]], hash=False)]
-        return _wrap_futures(futures, shape, dtype, None, None, comm)
-    futures = [
-        client.scatter(v, workers=[address], hash=False)
-        for v, address in zip(values, comm.workers, strict=True)
-    ]
     counts = tuple(v.shape[axis] for v in values)
-    return _wrap_futures(futures, shape, dtype, axis, counts, comm)
+    return _wrap_futures(_scatter_to_ranks(values, comm), shape, dtype, axis, counts, comm)
 
 
 def _apply_local(chunk: np.ndarray, rank: int, fn: Callable):
@@ -267,25 +260,8 @@ def map_local(a: _dndarray.DNDarray, fn: Callable) -> _dndarray.DNDarray:
         raise TypeError(f"`fn` must be callable, got {type(fn).__name__}")
     persisted = a.persist()
     comm = a.comm
-    client = comm.client
-    keys = persisted._chunk_keys()
-    chunk_futures = [distributed.Future(k, client) for k in keys]
-    ranks = range(len(keys))
-    token = uuid.uuid4().hex[:12]
-    results = [
-        client.submit(
-            _apply_local,
-            chunk,
-            rank,
-            fn,
-            key=f"map-local-{token}-{rank}",
-            workers=[comm.workers[rank]],
-            allow_other_workers=False,
-            pure=False,
-        )
-        for chunk, rank in zip(chunk_futures, ranks, strict=True)
-    ]
-    _raise_errors(results, "map_local function")
+    chunks = [distributed.Future(k, comm.client) for k in persisted._chunk_keys()]
+    results = _submit_each(comm, _apply_local, chunks, "map-local", "map_local function", fn)
     if a.split is None:
         sub = comm.subcomm([0])
         out = join(results, None, sub, "map_local")

@@ -74,6 +74,11 @@ def test_is_split_from_a_sequence_of_pieces(comm_of, kind):
     a = ht.array([convert(p) for p in raw], is_split=0, comm=comm)
     assert_layout(a, np.concatenate(raw), 0, comm)
     assert a.lshape_map[:, 0].tolist() == [3, 4, 3]
+    # empty pieces keep their (empty) rank
+    raw[0], raw[2] = np.zeros((0, 4)), np.zeros((0, 4))
+    b = ht.array([convert(p) for p in raw], is_split=0, comm=comm)
+    assert b.lshape_map[:, 0].tolist() == [0, 4, 0]
+    assert_layout(b, np.concatenate(raw), 0, comm)
 
 
 def test_seed_is_split_example(comm_of):
