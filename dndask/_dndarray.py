@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import operator
 from collections.abc import Callable
 
@@ -695,8 +694,3 @@ def _conform(array: da.Array, split: int | None, size: int) -> tuple[da.Array, d
     src = tuple(int(c) for c in array.chunks[split])
     # the source chunks are Dask's, not ranks: their slices need no pinning
     return _distribution.redistribute(array, split, src, counts)[0], {}
-
-
-def is_scalar(value: object) -> bool:
-    """Whether ``value`` is a Python or numpy scalar."""
-    return isinstance(value, (numbers.Number, np.generic, bool))

@@ -109,16 +109,10 @@ def full(shape, fill_value, dtype=_types.float32, split=None, comm=None) -> DNDa
     >>> ht.full(3, 7, dtype=ht.int64).numpy().tolist()
     [7, 7, 7]
     """
-    if not _is_scalar(fill_value):
+    if not _types.is_scalar(fill_value):
         raise TypeError(f"`fill_value` must be a scalar, got {type(fill_value).__name__}")
     dtype = _types.canonical_dtype(dtype)
     return _generated("full", _full_chunk, shape, dtype, split, comm, (fill_value, dtype))
-
-
-def _is_scalar(value) -> bool:
-    if isinstance(value, torch.Tensor):
-        return value.ndim == 0
-    return isinstance(value, (numbers.Number, np.generic))
 
 
 def _like(a, dtype, split, comm):

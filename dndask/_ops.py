@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from dask.base import tokenize
 
-from . import _dndarray, _layout
+from . import _dndarray, _layout, _types
 from ._torch import from_torch
 
 
@@ -84,7 +84,7 @@ def binary(op: Callable, left, right) -> _dndarray.DNDarray:
     """A binary operator; NotImplemented for operands dndask does not handle."""
     for v in (left, right):
         if not isinstance(v, (_dndarray.DNDarray, np.ndarray, torch.Tensor)) and not (
-            _dndarray.is_scalar(v)
+            _types.is_scalar(v)
         ):
             return NotImplemented
     return elementwise(op, left, right, name=op.__name__)

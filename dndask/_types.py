@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import numbers
 
 import numpy as np
 import torch
@@ -88,3 +89,14 @@ def heat_name(dtype: np.dtype) -> str:
     'ht.float32'
     """
     return f"ht.{np.dtype(dtype).name}"
+
+
+def is_scalar(value: object) -> bool:
+    """Whether ``value`` is a Python, numpy or 0-d torch scalar.
+
+    >>> is_scalar(2.5), is_scalar(np.int8(1)), is_scalar(torch.tensor(1)), is_scalar([1])
+    (True, True, True, False)
+    """
+    if isinstance(value, torch.Tensor):
+        return value.ndim == 0
+    return isinstance(value, (numbers.Number, np.generic))
