@@ -9,7 +9,7 @@ import dask.array as da
 import numpy as np
 import torch
 
-from . import _compute, _distribution, _layout, _ops, _repr, _types
+from . import _compute, _distribution, _layout, _ops, _per_rank, _repr, _types
 from ._comm import Comm
 from ._graph import block_index
 from ._torch import to_torch
@@ -403,8 +403,6 @@ class DNDarray:
         >>> a.map_local(lambda t, rank: t * 10 + rank).numpy().tolist()
         [0, 10, 20, 31, 41, 51]
         """
-        from . import _per_rank
-
         return _per_rank.map_local(self, fn)
 
     # ----------------------------------------------------- dask collection API
