@@ -20,8 +20,8 @@ demo: $(VENV)/.installed
 	DNDASK_WORKERS=$${DNDASK_WORKERS:-4} $(PY) examples/internals.py
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check dndask tests examples
-	$(VENV)/bin/ruff format --check dndask tests examples
+	$(VENV)/bin/ruff check dndask tests examples bench
+	$(VENV)/bin/ruff format --check dndask tests examples bench
 
 doctest: $(VENV)/.installed
 	DNDASK_WORKERS=4 DNDASK_PROGRESS=off $(PY) -m pytest --doctest-modules dndask -q -p no:cacheprovider

@@ -104,7 +104,8 @@ def main() -> None:
         seconds, moved = timed(client, source, make)
         ratio = moved / minimum if minimum else float("nan")
         print(
-            f"| {name} | {seconds:.3f} | {moved / 2**20:.1f} | {minimum / 2**20:.1f} | {ratio:.2f} |"
+            f"| {name} | {seconds:.3f} | {moved / 2**20:.1f} | {minimum / 2**20:.1f} "
+            f"| {ratio:.2f} |"
         )
     print("\n## graph size at scale (built, not run)\n")
     print(
@@ -113,7 +114,8 @@ def main() -> None:
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for ranks, n_red, t_red, n_tasks, t_tasks, n_p2p, t_p2p in graph_scaling():
         print(
-            f"| {ranks} | {n_red} | {t_red:.3f} | {n_tasks} | {t_tasks:.3f} | {n_p2p} | {t_p2p:.3f} |"
+            f"| {ranks} | {n_red} | {t_red:.3f} | {n_tasks} | {t_tasks:.3f} "
+            f"| {n_p2p} | {t_p2p:.3f} |"
         )
     ht.shutdown()
 

@@ -19,10 +19,11 @@ _PROGRESS_DELAY = 2.0  # seconds before a bar appears
 
 
 class Placement:
-    """Scheduler-side annotation: the worker each output key must run on.
+    """Scheduler-side annotation: the worker each key in the table must run on.
 
-    Keys not in the table (intermediate tasks) are left free, so Dask places
-    them next to their inputs.
+    The table holds the chunk keys and the dndask-made tasks upstream of them
+    (see ``DNDarray._lineage``); other keys, such as Dask's own intermediate
+    tasks, are left free, so Dask places them next to their inputs.
     """
 
     def __init__(self, table: Mapping):
