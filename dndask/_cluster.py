@@ -15,6 +15,8 @@ import threading
 
 import distributed
 
+from . import _launch
+
 __all__ = ["current_client", "init", "shutdown"]
 
 _DEFAULT_WORKERS = 4
@@ -22,6 +24,7 @@ _lock = threading.RLock()
 _client: distributed.Client | None = None
 _cluster: distributed.LocalCluster | None = None
 _owns_client = False
+_in_mpi_job = False  # the client leads an MPI job: closing it ends the whole job's cluster
 
 
 def _default_workers() -> int:
@@ -44,6 +47,11 @@ def init(
     *,
     address: str | None = None,
     scheduler_file: str | None = None,
+    mpi: bool | None = None,
+    gpu: bool = False,
+    tls: bool = False,
+    interface: str | None = None,
+    security: distributed.Security | None = None,
     **cluster_kwargs,
 ) -> distributed.Client:
     """Connect dndask to a Dask cluster and return its client.
@@ -52,8 +60,11 @@ def init(
     worker processes (default ``$DNDASK_WORKERS`` or 4), one thread each,
     listening on 127.0.0.1 only, with the dashboard on a free loopback port
     and distributed's INFO logs silenced. ``address`` or ``scheduler_file``
-    connect to a running scheduler instead. Calling ``init`` again replaces
-    the previous connection (closing a cluster dndask started).
+    connect to a running scheduler instead. Under ``mpirun`` (detected from
+    Open MPI, MPICH/Hydra, PMIx or Slurm variables) the MPI job itself becomes
+    the cluster, as with dask-mpi: MPI rank 0 is the scheduler, rank 1 runs
+    the script, ranks 2.. are the workers, and dndask rank ``r`` is MPI rank
+    ``r + 2``. Calling ``init`` again replaces the previous connection.
 
     Parameters
     ----------
@@ -63,8 +74,21 @@ def init(
         Address of a running scheduler, e.g. ``"tcp://127.0.0.1:8786"``.
     scheduler_file : str, optional
         A scheduler file written by ``dask-mpi`` or ``dask scheduler``.
+    mpi : bool, optional
+        Start the cluster inside this MPI job; ``None`` detects ``mpirun``.
+    gpu : bool
+        One GPU per worker (MPI): ``CUDA_VISIBLE_DEVICES`` from the node-local rank.
+    tls : bool
+        Temporary TLS credentials, so only this job's processes can join
+        (embedded and MPI clusters).
+    interface : str, optional
+        Network interface for an MPI cluster (``$DNDASK_INTERFACE``, e.g. ``ib0``);
+        by default this node's address, never the wildcard address.
+    security : distributed.Security, optional
+        Credentials for ``address``/``scheduler_file`` connections.
     **cluster_kwargs
-        Passed to ``distributed.LocalCluster``.
+        Passed to ``distributed.LocalCluster``; for MPI, ``nthreads``,
+        ``memory_limit``, ``local_directory`` and ``dashboard``.
 
     Returns
     -------
@@ -78,43 +102,84 @@ def init(
     2
     >>> ht.shutdown()
     """
-    global _client, _cluster, _owns_client
+    global _client, _cluster, _owns_client, _in_mpi_job
+    for name, value in (("mpi", mpi), ("gpu", gpu), ("tls", tls)):
+        if value is not None and not isinstance(value, bool):
+            raise TypeError(f"`{name}` must be a bool, got {type(value).__name__}")
+    remote = address is not None or scheduler_file is not None
     if address is not None and scheduler_file is not None:
         raise ValueError("`address` and `scheduler_file` are mutually exclusive")
-    if (address is not None or scheduler_file is not None) and (n_workers or cluster_kwargs):
-        raise ValueError("`n_workers` and cluster options only apply to the embedded cluster")
+    if remote and (n_workers or cluster_kwargs or mpi or gpu or tls):
+        raise ValueError(
+            "`n_workers`, `mpi`, `gpu`, `tls` and cluster options only apply to a cluster "
+            "dndask starts, not to `address`/`scheduler_file`"
+        )
     if n_workers is not None:
         if isinstance(n_workers, bool) or not isinstance(n_workers, int):
             raise TypeError(f"`n_workers` must be an int, got {type(n_workers).__name__}")
         if n_workers < 1:
             raise ValueError(f"`n_workers` must be a positive int, got {n_workers}")
+    if mpi is None:
+        launch = None if remote else _launch.detect_launch()
+        mpi = launch is not None and launch.size > 1
+    if mpi and n_workers is not None:
+        raise ValueError("`n_workers` does not apply under MPI: the job's size sets the ranks")
+    if gpu and not mpi:
+        _require_local_gpu()  # before anything is shut down: a refused call changes nothing
     with _lock:
         shutdown()
-        if address is not None or scheduler_file is not None:
-            client = distributed.Client(address=address, scheduler_file=scheduler_file)
-            cluster = None
+        cluster = None
+        if remote:
+            client = distributed.Client(
+                address=address, scheduler_file=scheduler_file, security=security
+            )
+        elif mpi:
+            from . import _mpi
+
+            options = {"interface": interface or os.environ.get("DNDASK_INTERFACE") or None}
+            client = _mpi.start(gpu=gpu, tls=tls, **options, **cluster_kwargs)
         else:
-            options = {
-                "n_workers": n_workers or _default_workers(),
-                "threads_per_worker": 1,
-                "processes": True,
-                "host": "127.0.0.1",
-                "dashboard_address": "127.0.0.1:0",
-                "silence_logs": logging.WARNING,
-            }
-            options.update(cluster_kwargs)
-            _refuse_in_spawned_child()
-            try:
-                cluster = distributed.LocalCluster(**options)
-            except RuntimeError as exc:
-                raise RuntimeError(
-                    f"the embedded cluster failed to start ({exc}). If this runs from a script, "
-                    "put the script's code under `if __name__ == '__main__':` so that worker "
-                    "processes can import it"
-                ) from exc
-            client = distributed.Client(cluster)
+            client, cluster = _start_local(n_workers, gpu, tls, cluster_kwargs)
         _client, _cluster, _owns_client = client, cluster, True
+        _in_mpi_job = bool(mpi)
         return client
+
+
+def _start_local(n_workers, gpu: bool, tls: bool, cluster_kwargs: dict):
+    """The embedded loopback cluster (``gpu`` was refused earlier)."""
+    options = {
+        "n_workers": n_workers or _default_workers(),
+        "threads_per_worker": 1,
+        "processes": True,
+        "host": "127.0.0.1",
+        "dashboard_address": "127.0.0.1:0",
+        "silence_logs": logging.WARNING,
+    }
+    if tls:
+        options.update(security=distributed.Security.temporary(), protocol="tls")
+    options.update(cluster_kwargs)
+    _refuse_in_spawned_child()
+    try:
+        cluster = distributed.LocalCluster(**options)
+    except RuntimeError as exc:
+        raise RuntimeError(
+            f"the embedded cluster failed to start ({exc}). If this runs from a script, "
+            "put the script's code under `if __name__ == '__main__':` so that worker "
+            "processes can import it"
+        ) from exc
+    return distributed.Client(cluster, security=options.get("security")), cluster
+
+
+def _require_local_gpu() -> None:
+    """``gpu=True`` on the embedded cluster: a clear error where no GPU can be used."""
+    import torch
+
+    if not torch.cuda.is_available():
+        raise ValueError("`gpu=True` needs a CUDA GPU, but none is available on this machine")
+    raise NotImplementedError(
+        "`gpu=True` on the embedded cluster is not supported yet; launch with mpirun and "
+        "`ht.init(mpi=True, gpu=True)` for one GPU per worker"
+    )
 
 
 def _refuse_in_spawned_child() -> None:
@@ -151,21 +216,27 @@ def current_client() -> distributed.Client:
 
 
 def shutdown() -> None:
-    """Close the client and the embedded cluster that dndask started.
+    """Close the client and the cluster that dndask started.
 
-    A client the user created and dndask merely reused is left open.
+    Under MPI this shuts the job's scheduler and workers down, so every MPI
+    process can exit. A client the user created and dndask merely reused is
+    left open.
 
     >>> import dndask as ht
     >>> ht.shutdown()
     """
-    global _client, _cluster, _owns_client
+    global _client, _cluster, _owns_client, _in_mpi_job
     from . import _comm
 
     with _lock:
-        client, cluster, owned = _client, _cluster, _owns_client
-        _client, _cluster, _owns_client = None, None, False
+        client, cluster, owned, in_mpi = _client, _cluster, _owns_client, _in_mpi_job
+        _client, _cluster, _owns_client, _in_mpi_job = None, None, False, False
         _comm.reset_default()
-        if owned and client is not None:
+        if owned and client is not None and in_mpi:
+            from . import _mpi
+
+            _mpi.shutdown(client)
+        elif owned and client is not None:
             client.close()
         if cluster is not None:
             cluster.close()

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 import distributed
 
-from . import _cluster, _layout
+from . import _cluster, _launch, _layout
 
 __all__ = ["Comm", "get_comm", "use_comm"]
 
@@ -34,17 +34,10 @@ def acting_as(rank: int) -> Iterator[None]:
 
 
 def _worker_order(info: dict) -> list[str]:
-    """Worker addresses ordered by worker name (numerically where names are ints)."""
-
-    def key(item):
-        address, meta = item
-        name = meta.get("name", address)
-        try:
-            return (0, int(name), address)
-        except (TypeError, ValueError):
-            return (1, str(name), address)
-
-    return [address for address, _ in sorted(info.items(), key=key)]
+    """Worker addresses ordered by worker name (by the number a name ends with)."""
+    return sorted(info, key=lambda address: _launch.worker_order_key(
+        info[address].get("name", address), address
+    ))  # fmt: skip
 
 
 class Comm:

@@ -81,7 +81,10 @@ def test_init_argument_checks(client):
         ht.init(0)
     with pytest.raises(TypeError, match="`n_workers` must be an int, got float"):
         ht.init(2.0)
-    with pytest.raises(ValueError, match="`n_workers` and cluster options only apply"):
+    with pytest.raises(
+        ValueError,
+        match="`n_workers`, `mpi`, `gpu`, `tls` and cluster options only apply to a cluster dndask starts",
+    ):
         ht.init(2, address="tcp://127.0.0.1:1")
     assert client.status == "running"  # a refused call leaves the cluster alone
 
@@ -179,3 +182,42 @@ def test_public_surface_is_explicit_and_sorted():
         assert module.__all__ == sorted(module.__all__)
         assert all(hasattr(module, name) for name in module.__all__)
     assert ht.bool is ht.bool_ and ht.float32 == "float32"
+
+
+def test_tls_cluster_refuses_strangers():
+    result = _run(
+        """
+        if __name__ == "__main__":
+            import distributed
+            import dndask as ht
+            client = ht.init(2, tls=True)
+            address = client.scheduler.address
+            assert address.startswith("tls://127.0.0.1"), address
+            print(int(ht.ones(6, split=0).sum()))
+            for label, security in (("none", None), ("foreign", distributed.Security.temporary())):
+                try:
+                    distributed.Client(address, security=security, timeout="10s").close()
+                    print(label, "admitted")
+                except (TypeError, OSError) as exc:
+                    print(label, "refused", type(exc).__name__)
+            ht.shutdown()
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "6"
+    assert lines[1].startswith("none refused")
+    assert lines[2].startswith("foreign refused")
+
+
+def test_gpu_and_flag_checks(client):
+    import torch
+
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="`gpu=True` needs a CUDA GPU, but none is available"):
+            ht.init(2, gpu=True)
+    with pytest.raises(TypeError, match="`tls` must be a bool, got str"):
+        ht.init(tls="yes")
+    with pytest.raises(ValueError, match="only apply to a cluster dndask starts"):
+        ht.init(address="tcp://127.0.0.1:1", tls=True)
+    assert client.status == "running"

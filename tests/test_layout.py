@@ -1,6 +1,14 @@
-"""Pure layout planning: no cluster, no Dask scheduler, only shapes and counts."""
+"""Pure tests of :mod:`dndask._layout` (no Dask, no cluster, no fixtures).
+
+Expected values come from Heat 1.8's rules (``MPICommunication.chunk`` and
+``counts_displs_shape``) written out by hand, or from brute-force reference
+implementations defined here. They are never taken from the functions under test.
+"""
 
 from __future__ import annotations
+
+import itertools
+import re
 
 import numpy as np
 import pytest
@@ -8,322 +16,895 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dndask import _layout as layout
+from dndask import _layout as lay
+from dndask._layout import Piece
 
-PROPERTY = settings(derandomize=True, max_examples=200, deadline=None)
+PROPS = settings(derandomize=True, max_examples=200, deadline=None)
 
 
-# ------------------------------------------------------------------ axes
+# ---------------------------------------------------------------------------
+# Independent reference implementations
+# ---------------------------------------------------------------------------
+
+
+def heat_chunk_bounds(n: int, size: int, rank: int) -> tuple[int, int]:
+    """Heat's ``MPICommunication.chunk`` formula for (start, count)."""
+    q, rem = divmod(n, size)
+    if rank < rem:
+        return rank * (q + 1), q + 1
+    return rank * q + rem, q
+
+
+def owners(counts) -> list[int]:
+    """Owner rank of every global row, one entry per row."""
+    out = []
+    for rank, c in enumerate(counts):
+        out.extend([rank] * c)
+    return out
+
+
+def brute_moved(src, dst) -> int:
+    return sum(a != b for a, b in zip(owners(src), owners(dst), strict=True))
+
+
+def assemble(src, dst, data):
+    """Use a plan to build the target chunks from ``data`` split by ``src``."""
+    bounds = np.cumsum([0, *src])
+    src_chunks = [data[bounds[i] : bounds[i + 1]] for i in range(len(src))]
+    plan = lay.plan_redistribution(src, dst)
+    out = []
+    for pieces in plan:
+        parts = [
+            src_chunks[p.src] if p.whole else src_chunks[p.src][p.start : p.stop] for p in pieces
+        ]
+        out.append(np.concatenate(parts) if parts else data[:0])
+    return plan, out
+
+
+# ---------------------------------------------------------------------------
+# normalize_axis
+# ---------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize(
-    ("axis", "ndim", "expected"), [(0, 1, 0), (-1, 3, 2), (-3, 3, 0), (None, 2, None)]
-)
-def test_normalize_axis(axis, ndim, expected):
-    assert layout.normalize_axis(axis, ndim) == expected
-
-
-@pytest.mark.parametrize(
-    ("axis", "ndim", "exc", "match"),
+    ("axis", "ndim", "expected"),
     [
-        (3, 3, ValueError, r"`axis` must be in \[-3, 2\] for a 3-dimensional array, got 3"),
-        (-4, 3, ValueError, r"`axis` must be in \[-3, 2\] for a 3-dimensional array, got -4"),
-        (0, 0, ValueError, "`axis` must be None for a 0-dimensional array, got 0"),
-        (1.0, 2, TypeError, "`axis` must be None or an int, got float"),
-        (True, 2, TypeError, "`axis` must be None or an int, got bool"),
-        ("1", 2, TypeError, "`axis` must be None or an int, got str"),
+        (0, 1, 0),
+        (0, 3, 0),
+        (2, 3, 2),
+        (-1, 3, 2),
+        (-3, 3, 0),
+        (-2, 2, 0),
+        (np.int64(-1), 4, 3),
+        (np.int32(1), 2, 1),
     ],
 )
-def test_normalize_axis_errors(axis, ndim, exc, match):
-    with pytest.raises(exc, match=match):
-        layout.normalize_axis(axis, ndim)
+def test_normalize_axis_values(axis, ndim, expected):
+    out = lay.normalize_axis(axis, ndim)
+    assert out == expected
+    assert type(out) is int
 
 
-def test_normalize_axis_names_the_argument():
-    with pytest.raises(ValueError, match="`split` must be in"):
-        layout.normalize_axis(5, 2, "split")
-    assert layout.normalize_axis(np.int64(-1), 2) == 1
+def test_normalize_axis_none():
+    assert lay.normalize_axis(None, 3) is None
+    assert lay.normalize_axis(None, 0) is None
 
 
-def test_normalize_axes():
-    assert layout.normalize_axes(None, 3) == (0, 1, 2)
-    assert layout.normalize_axes(-1, 3) == (2,)
-    assert layout.normalize_axes((2, 0), 3) == (0, 2)
-    with pytest.raises(ValueError, match=r"`axis` must not repeat an axis, got \(0, -3\)"):
-        layout.normalize_axes((0, -3), 3)
-    with pytest.raises(ValueError, match=r"`axis` must be in \[-2, 1\]"):
-        layout.normalize_axes((0, 2), 2)
-    with pytest.raises(
-        TypeError, match="`axis` must be None, an int or a tuple of ints, got float"
-    ):
-        layout.normalize_axes((0, 1.0), 2)
+@pytest.mark.parametrize(
+    ("axis", "tname"),
+    [(True, "bool"), (False, "bool"), (1.0, "float"), ("0", "str"), ((0,), "tuple"), ([0], "list")],
+)
+def test_normalize_axis_type_error(axis, tname):
+    with pytest.raises(TypeError, match=rf"^`axis` must be None or an int, got {tname}$"):
+        lay.normalize_axis(axis, 3)
 
 
-def test_normalize_shape():
-    assert layout.normalize_shape(4) == (4,)
-    assert layout.normalize_shape([2, 0, np.int32(3)]) == (2, 0, 3)
-    assert layout.normalize_shape(()) == ()
-    with pytest.raises(ValueError, match=r"`shape` must hold non-negative ints, got \(2, -1\)"):
-        layout.normalize_shape((2, -1))
-    with pytest.raises(TypeError, match="`shape` must hold ints, got float"):
-        layout.normalize_shape((2.5,))
-    with pytest.raises(TypeError, match="`size` must hold ints, got bool"):
-        layout.normalize_shape((True,), "size")
+def test_normalize_axis_numpy_bool_rejected():
+    with pytest.raises(TypeError, match="must be None or an int"):
+        lay.normalize_axis(np.bool_(True), 3)
 
 
-# ---------------------------------------------------------- balanced rule
+def test_normalize_axis_type_error_uses_name():
+    with pytest.raises(TypeError, match=r"^`split` must be None or an int, got float$"):
+        lay.normalize_axis(0.5, 2, "split")
+
+
+@pytest.mark.parametrize(("axis", "ndim"), [(2, 2), (3, 2), (-3, 2), (1, 1), (-2, 1), (5, 3)])
+def test_normalize_axis_out_of_range(axis, ndim):
+    msg = f"`axis` must be in [{-ndim}, {ndim - 1}] for a {ndim}-dimensional array, got {axis}"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.normalize_axis(axis, ndim)
+
+
+def test_normalize_axis_out_of_range_uses_name():
+    msg = "`split` must be in [-2, 1] for a 2-dimensional array, got 2"
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lay.normalize_axis(2, 2, "split")
+
+
+@pytest.mark.parametrize("axis", [0, -1, 1])
+def test_normalize_axis_zero_dim(axis):
+    msg = f"`split` must be None for a 0-dimensional array, got {axis}"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.normalize_axis(axis, 0, "split")
+
+
+# ---------------------------------------------------------------------------
+# normalize_axes
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("axis", "ndim", "expected"),
+    [
+        (None, 0, ()),
+        (None, 1, (0,)),
+        (None, 3, (0, 1, 2)),
+        (0, 3, (0,)),
+        (-1, 3, (2,)),
+        ((0, -1), 3, (0, 2)),
+        ((-1, 0), 3, (0, 2)),
+        ((2, 1, 0), 3, (0, 1, 2)),
+        ((), 3, ()),
+        ((np.int64(1),), 2, (1,)),
+    ],
+)
+def test_normalize_axes_values(axis, ndim, expected):
+    out = lay.normalize_axes(axis, ndim)
+    assert out == expected
+    assert all(type(a) is int for a in out)
+
+
+@pytest.mark.parametrize(
+    ("axis", "tname"),
+    [(True, "bool"), (1.0, "float"), ((0, 1.5), "float"), ((0, False), "bool"), ([0, 1], "list")],
+)
+def test_normalize_axes_type_error(axis, tname):
+    msg = f"`axis` must be None, an int or a tuple of ints, got {tname}"
+    with pytest.raises(TypeError, match=f"^{re.escape(msg)}$"):
+        lay.normalize_axes(axis, 3)
+
+
+@pytest.mark.parametrize(("axis", "bad"), [(3, 3), (-4, -4), ((0, 3), 3), ((-4, 1), -4)])
+def test_normalize_axes_out_of_range(axis, bad):
+    msg = f"`axis` must be in [-3, 2] for a 3-dimensional array, got {bad}"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.normalize_axes(axis, 3)
+
+
+@pytest.mark.parametrize("axis", [(0, 0), (1, -2), (0, 2, -1)])
+def test_normalize_axes_repeat(axis):
+    msg = f"`dims` must not repeat an axis, got {axis}"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.normalize_axes(axis, 3, "dims")
+
+
+# ---------------------------------------------------------------------------
+# normalize_shape
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "expected"),
+    [
+        (3, (3,)),
+        (0, (0,)),
+        (np.int64(5), (5,)),
+        ((), ()),
+        ([], ()),
+        ((2, 0), (2, 0)),
+        ([4, 5, 6], (4, 5, 6)),
+        ((np.int32(2), np.uint8(3)), (2, 3)),
+    ],
+)
+def test_normalize_shape_values(shape, expected):
+    out = lay.normalize_shape(shape)
+    assert out == expected
+    assert type(out) is tuple
+    assert all(type(s) is int for s in out)
+
+
+@pytest.mark.parametrize(
+    ("shape", "tname"),
+    [(True, "bool"), ((2, True), "bool"), (2.0, "float"), ((2, 3.0), "float"), ("3", "str")],
+)
+def test_normalize_shape_type_error(shape, tname):
+    with pytest.raises(TypeError, match=rf"^`shape` must hold ints, got {tname}$"):
+        lay.normalize_shape(shape)
+
+
+@pytest.mark.parametrize(
+    ("shape", "shown"), [(-1, "(-1,)"), ((2, -3), "(2, -3)"), ([4, -1], "(4, -1)")]
+)
+def test_normalize_shape_negative(shape, shown):
+    msg = f"`size` must hold non-negative ints, got {shown}"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.normalize_shape(shape, "size")
+
+
+# ---------------------------------------------------------------------------
+# balanced_counts / displacements
+# ---------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize(
     ("n", "size", "expected"),
     [
+        (7, 1, (7,)),
         (7, 3, (3, 2, 2)),
         (7, 4, (2, 2, 2, 1)),
         (7, 5, (2, 2, 1, 1, 1)),
+        (7, 7, (1,) * 7),
+        (7, 9, (1,) * 7 + (0, 0)),
         (10, 3, (4, 3, 3)),
         (2, 3, (1, 1, 0)),
         (1, 3, (1, 0, 0)),
+        (0, 1, (0,)),
         (0, 3, (0, 0, 0)),
-        (5, 1, (5,)),
+        (12, 4, (3, 3, 3, 3)),
     ],
 )
-def test_balanced_counts_follow_heat(n, size, expected):
-    assert layout.balanced_counts(n, size) == expected
+def test_balanced_counts_heat_examples(n, size, expected):
+    out = lay.balanced_counts(n, size)
+    assert out == expected
+    assert all(type(c) is int for c in out)
 
 
-def test_balanced_counts_needs_a_rank():
-    with pytest.raises(ValueError, match="`size` must be at least 1, got 0"):
-        layout.balanced_counts(3, 0)
+@pytest.mark.parametrize("size", [0, -1])
+def test_balanced_counts_bad_size(size):
+    with pytest.raises(ValueError, match=f"^`size` must be at least 1, got {size}$"):
+        lay.balanced_counts(5, size)
 
 
-@PROPERTY
-@given(st.integers(0, 10_000), st.integers(1, 64))
+@PROPS
+@given(n=st.integers(0, 10_000), size=st.integers(1, 64))
 def test_balanced_counts_properties(n, size):
-    counts = layout.balanced_counts(n, size)
-    assert len(counts) == size and sum(counts) == n
+    counts = lay.balanced_counts(n, size)
+    assert len(counts) == size
+    assert sum(counts) == n
+    assert all(a >= b for a, b in itertools.pairwise(counts))
     assert max(counts) - min(counts) <= 1
-    assert list(counts) == sorted(counts, reverse=True)  # the extra rows go to the low ranks
-
-
-def test_displacements():
-    assert layout.displacements((2, 2, 2, 1)) == (0, 2, 4, 6)
-    assert layout.displacements((0, 3, 0)) == (0, 0, 3)
-    assert layout.displacements(()) == ()
+    assert all(c >= 0 for c in counts)
+    # exactly n % size ranks (the lowest) hold the extra row
+    q, rem = divmod(n, size)
+    assert counts == tuple([q + 1] * rem + [q] * (size - rem))
 
 
 @pytest.mark.parametrize(
-    ("shape", "split", "size", "rank", "offset", "lshape"),
+    ("counts", "expected"),
     [
-        ((7, 4, 3), 0, 4, 0, 0, (2, 4, 3)),
-        ((7, 4, 3), 0, 4, 3, 6, (1, 4, 3)),
-        ((7, 4, 3), 1, 4, 2, 2, (7, 1, 3)),
-        ((2, 5), 0, 3, 2, 2, (0, 5)),  # an empty rank's offset is n
-        ((1, 5), 0, 3, 1, 1, (0, 5)),
-        ((0, 5), 0, 3, 2, 0, (0, 5)),
-        ((7, 4), None, 4, 2, 0, (7, 4)),
+        ((), ()),
+        ((5,), (0,)),
+        ((2, 2, 2, 1), (0, 2, 4, 6)),
+        ((3, 2, 2), (0, 3, 5)),
+        ((1, 1, 0), (0, 1, 2)),
+        ((1, 0, 0), (0, 1, 1)),
+        ((0, 0, 0), (0, 0, 0)),
+        ((0, 4, 0, 1), (0, 0, 4, 4)),
+        ([np.int64(2), np.int64(3)], (0, 2)),
     ],
 )
-def test_chunk(shape, split, size, rank, offset, lshape):
-    got_offset, got_lshape, slices = layout.chunk(shape, split, size, rank)
-    assert (got_offset, got_lshape) == (offset, lshape)
-    expected = np.arange(int(np.prod(shape))).reshape(shape)
-    if split is None:
-        np.testing.assert_array_equal(expected[slices], expected)
-    else:
-        parts = np.split(
-            expected, np.cumsum(layout.balanced_counts(shape[split], size))[:-1], axis=split
-        )
-        np.testing.assert_array_equal(expected[slices], parts[rank])
+def test_displacements(counts, expected):
+    out = lay.displacements(counts)
+    assert out == expected
+    assert all(type(d) is int for d in out)
 
 
-def test_chunk_errors():
-    with pytest.raises(TypeError, match="`rank` must be an int, got float"):
-        layout.chunk((4,), 0, 2, 1.0)
-    with pytest.raises(ValueError, match=r"`rank` must be in \[0, 1\], got 2"):
-        layout.chunk((4,), 0, 2, 2)
+# ---------------------------------------------------------------------------
+# chunk
+# ---------------------------------------------------------------------------
 
 
-def test_counts_displs_shape():
-    assert layout.counts_displs_shape((7, 3), 0, 3, 0) == ((3, 2, 2), (0, 3, 5), (9, 3))
-    assert layout.counts_displs_shape((7, 3), 0, 3, 2) == ((3, 2, 2), (0, 3, 5), (6, 3))
-    assert layout.counts_displs_shape((4, 5), 1, 2, 1) == ((3, 2), (0, 3), (4, 4))
-
-
-def test_chunks_and_maps():
-    assert layout.chunks_for((7, 4, 3), 1, (1, 1, 1, 1)) == ((7,), (1, 1, 1, 1), (3,))
-    assert layout.chunks_for((0, 2), 0, (0, 0)) == ((0, 0), (2,))
-    table = layout.lshape_map_from_counts((7, 4, 3), 0, (2, 2, 2, 1), 4)
-    assert table.dtype == np.int64 and table.shape == (4, 3)
-    assert table.tolist() == [[2, 4, 3], [2, 4, 3], [2, 4, 3], [1, 4, 3]]
-    assert layout.lshape_map_from_counts((7, 4), None, (), 3).tolist() == [[7, 4]] * 3
-    assert layout.lshape_map_from_counts((), None, (), 2).shape == (2, 0)
-
-
-def test_counts_from_chunks_checks_the_invariant():
-    assert layout.counts_from_chunks(((3,), (1, 0, 2)), 1, 3) == (1, 0, 2)
-    assert layout.counts_from_chunks(((3,), (2,)), None, 3) == ()
-    with pytest.raises(ValueError, match="chunks along split axis 1 must number 3, got 2"):
-        layout.counts_from_chunks(((3,), (1, 2)), 1, 3)
-    with pytest.raises(ValueError, match="chunks along axis 0 must be a single chunk, got 2"):
-        layout.counts_from_chunks(((1, 2), (3,)), 1, 1)
-    assert layout.conforms(((1, 2), (3,)), 0, 2)
-    assert not layout.conforms(((1, 2), (3,)), 0, 3)
-    assert not layout.conforms(((np.nan, np.nan), (3,)), 0, 2)
-
-
-# ------------------------------------------------------------ validate_map
-def test_validate_map_accepts_torch_and_numpy():
-    assert layout.validate_map(torch.tensor([[1, 4], [3, 4]]), (4, 4), 0, 2, "target_map") == (1, 3)
-    m = np.array([[4, 0], [4, 2], [4, 3]], dtype=np.int32)
-    assert layout.validate_map(m, (4, 5), 1, 3, "target_map") == (0, 2, 3)
+def test_chunk_docstring_example():
+    assert lay.chunk((7, 4), 0, 4, 3) == (6, (1, 4), (slice(6, 7), slice(0, 4)))
 
 
 @pytest.mark.parametrize(
-    ("value", "exc", "match"),
+    ("n", "size", "offsets", "counts"),
     [
-        (
-            [[2, 4], [2, 4]],
-            TypeError,
-            "`target_map` must be a torch.Tensor or numpy.ndarray, got list",
-        ),
-        ("abc", TypeError, "`target_map` must be a torch.Tensor or numpy.ndarray, got str"),
-        (
-            torch.tensor([[2.0, 4.0], [2.0, 4.0]]),
-            TypeError,
-            "`target_map` must have an integer dtype, got torch.float32",
-        ),
-        (
-            np.array([[2.0, 4.0], [2.0, 4.0]]),
-            TypeError,
-            "`target_map` must have an integer dtype, got float64",
-        ),
-        (
-            torch.tensor([[True, True], [True, True]]),
-            TypeError,
-            "`target_map` must have an integer dtype",
-        ),
-        (torch.tensor([4, 4]), ValueError, r"`target_map` must have shape \(2, 2\), got \(2,\)"),
-        (
-            torch.tensor([[4, 4], [0, 4], [0, 4]]),
-            ValueError,
-            r"`target_map` must have shape \(2, 2\), got \(3, 2\)",
-        ),
-        (
-            torch.tensor([[5, 4], [-1, 4]]),
-            ValueError,
-            r"`target_map` must hold non-negative entries, got \[-1, 4\] for rank 1",
-        ),
-        (
-            torch.tensor([[2, 4], [2, 3]]),
-            ValueError,
-            "`target_map` column 1 must equal the global shape 4 on every rank, got 3 for rank 1",
-        ),
-        (
-            torch.tensor([[2, 4], [3, 4]]),
-            ValueError,
-            "`target_map` must sum to 4 along axis 0, got 5",
-        ),
+        (7, 3, (0, 3, 5), (3, 2, 2)),
+        (7, 4, (0, 2, 4, 6), (2, 2, 2, 1)),
+        (10, 3, (0, 4, 7), (4, 3, 3)),
+        (2, 3, (0, 1, 2), (1, 1, 0)),
+        (1, 3, (0, 1, 1), (1, 0, 0)),
+        (0, 3, (0, 0, 0), (0, 0, 0)),
+        (3, 6, (0, 1, 2, 3, 3, 3), (1, 1, 1, 0, 0, 0)),
     ],
 )
-def test_validate_map_errors(value, exc, match):
-    with pytest.raises(exc, match=match):
-        layout.validate_map(value, (4, 4), 0, 2, "target_map")
+def test_chunk_offsets_split0(n, size, offsets, counts):
+    for rank in range(size):
+        off, lshape, slices = lay.chunk((n, 3), 0, size, rank)
+        assert off == offsets[rank]
+        assert lshape == (counts[rank], 3)
+        assert slices == (slice(offsets[rank], offsets[rank] + counts[rank]), slice(0, 3))
 
 
-def test_validate_map_does_not_touch_its_input():
-    m = torch.tensor([[1, 4], [3, 4]])
-    layout.validate_map(m, (4, 4), 0, 2, "target_map")
-    assert m.tolist() == [[1, 4], [3, 4]]
+def test_chunk_empty_ranks_offset_is_n():
+    n, size = 2, 5
+    for rank in range(n, size):
+        off, lshape, slices = lay.chunk((4, n, 3), 1, size, rank)
+        assert off == n
+        assert lshape == (4, 0, 3)
+        assert slices == (slice(0, 4), slice(n, n), slice(0, 3))
 
 
-# ---------------------------------------------------------------- planning
-def owners(counts):
-    """Owner rank of every global row, computed independently of the planner."""
-    return np.repeat(np.arange(len(counts)), counts)
-
-
-def apply_plan(src, dst):
-    data = np.arange(sum(src))
-    chunks = np.split(data, np.cumsum(src)[:-1]) if len(src) > 1 else [data]
-    plan = layout.plan_redistribution(src, dst)
-    out = []
-    for pieces in plan:
-        parts = [chunks[p.src][p.start : p.stop] for p in pieces]
-        out.append(np.concatenate(parts) if parts else np.empty(0, dtype=data.dtype))
-    return data, out, plan
-
-
-def test_plan_redistribution_example():
-    plan = layout.plan_redistribution((2, 2, 2, 1), (1, 2, 2, 2))
-    assert [[(p.src, p.start, p.stop, p.whole) for p in ps] for ps in plan] == [
-        [(0, 0, 1, False)],
-        [(0, 1, 2, False), (1, 0, 1, False)],
-        [(1, 1, 2, False), (2, 0, 1, False)],
-        [(2, 1, 2, False), (3, 0, 1, True)],
-    ]
-    assert layout.moved_rows((2, 2, 2, 1), (1, 2, 2, 2)) == 3
-
-
-def test_plan_with_empty_ranks_on_both_sides():
-    data, out, plan = apply_plan((0, 3, 0, 4), (7, 0, 0, 0))
-    np.testing.assert_array_equal(out[0], data)
-    assert [len(o) for o in out] == [7, 0, 0, 0]
-    assert all(p.whole for p in plan[0]) and [p.src for p in plan[0]] == [1, 3]
-    assert layout.plan_redistribution((0, 0), (0, 0)) == ((), ())
-    with pytest.raises(ValueError, match="`dst` must sum to 7, got 6"):
-        layout.plan_redistribution((7,), (3, 3))
-
-
-counts_strategy = st.integers(1, 6).flatmap(
-    lambda n: st.tuples(
-        st.lists(st.integers(0, 20), min_size=n, max_size=n),
-        st.lists(st.integers(0, 20), min_size=n, max_size=n),
+@PROPS
+@given(
+    shape=st.lists(st.integers(0, 30), min_size=1, max_size=4).map(tuple),
+    data=st.data(),
+)
+def test_chunk_matches_heat_formula(shape, data):
+    split = data.draw(st.integers(0, len(shape) - 1))
+    size = data.draw(st.integers(1, 8))
+    rank = data.draw(st.integers(0, size - 1))
+    start, count = heat_chunk_bounds(shape[split], size, rank)
+    expected_lshape = tuple(count if i == split else s for i, s in enumerate(shape))
+    expected_slices = tuple(
+        slice(start, start + count) if i == split else slice(0, s) for i, s in enumerate(shape)
     )
+    assert lay.chunk(shape, split, size, rank) == (start, expected_lshape, expected_slices)
+
+
+@PROPS
+@given(
+    shape=st.lists(st.integers(0, 30), min_size=1, max_size=3).map(tuple),
+    size=st.integers(1, 8),
+    data=st.data(),
 )
+def test_chunk_slices_tile_the_axis(shape, size, data):
+    split = data.draw(st.integers(0, len(shape) - 1))
+    covered = []
+    for rank in range(size):
+        _, _, slices = lay.chunk(shape, split, size, rank)
+        covered.extend(range(shape[split])[slices[split]])
+    assert covered == list(range(shape[split]))
 
 
-def rescale(target, total):
-    """Adjust ``target`` to sum to ``total`` (keeping it non-negative)."""
-    target = list(target)
-    diff = total - sum(target)
-    i = 0
-    while diff:
-        step = 1 if diff > 0 else -1
-        if step > 0 or target[i % len(target)] > 0:
-            target[i % len(target)] += step
-            diff -= step
-        i += 1
-    return tuple(target)
+@pytest.mark.parametrize("shape", [(), (5,), (7, 4), (0, 3, 2)])
+@pytest.mark.parametrize("rank", [0, 2])
+def test_chunk_split_none(shape, rank):
+    off, lshape, slices = lay.chunk(shape, None, 3, rank)
+    assert off == 0
+    assert lshape == shape
+    assert type(lshape) is tuple
+    assert slices == tuple(slice(0, s) for s in shape)
 
 
-@PROPERTY
-@given(counts_strategy)
-def test_plan_properties(pair):
-    src, raw = pair
-    src = tuple(src)
-    dst = rescale(raw, sum(src))
-    data, out, plan = apply_plan(src, dst)
-    # the target chunks are exactly the global rows in order
-    expected = np.split(data, np.cumsum(dst)[:-1]) if len(dst) > 1 else [data]
-    for got, want in zip(out, expected, strict=True):
-        np.testing.assert_array_equal(got, want)
-    pieces = [p for ps in plan for p in ps]
-    assert all(p.stop > p.start for p in pieces)
-    assert len(pieces) <= len(src) + len(dst) - 1
-    for p in pieces:
-        assert p.whole == (p.start == 0 and p.stop == src[p.src])
-    # moved rows equal the rows whose owner changes, by brute force
-    assert layout.moved_rows(src, dst) == int((owners(src) != owners(dst)).sum())
+def test_chunk_split_none_list_shape_becomes_tuple():
+    assert lay.chunk([2, 3], None, 2, 1) == (0, (2, 3), (slice(0, 2), slice(0, 3)))
 
 
-# ------------------------------------------------------------- reductions
+@pytest.mark.parametrize(
+    ("rank", "tname"), [(True, "bool"), (0.0, "float"), ("1", "str"), (None, "NoneType")]
+)
+def test_chunk_bad_rank_type(rank, tname):
+    with pytest.raises(TypeError, match=rf"^`rank` must be an int, got {tname}$"):
+        lay.chunk((7, 4), 0, 4, rank)
+
+
+@pytest.mark.parametrize("rank", [-1, 4, 10])
+def test_chunk_bad_rank_range(rank):
+    msg = f"`rank` must be in [0, 3], got {rank}"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.chunk((7, 4), 0, 4, rank)
+
+
+def test_chunk_rank_range_checked_for_split_none():
+    with pytest.raises(ValueError, match=re.escape("`rank` must be in [0, 1], got 2")):
+        lay.chunk((7, 4), None, 2, 2)
+
+
+def test_chunk_numpy_rank_accepted():
+    assert lay.chunk((7,), 0, 3, np.int64(2)) == (5, (2,), (slice(5, 7),))
+
+
+# ---------------------------------------------------------------------------
+# counts_displs_shape
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis", "size", "rank", "expected"),
+    [
+        ((7, 3), 0, 3, 0, ((3, 2, 2), (0, 3, 5), (9, 3))),
+        ((7, 3), 0, 3, 1, ((3, 2, 2), (0, 3, 5), (6, 3))),
+        ((7, 3), 0, 3, 2, ((3, 2, 2), (0, 3, 5), (6, 3))),
+        ((3, 7), 1, 4, 3, ((2, 2, 2, 1), (0, 2, 4, 6), (3, 4))),
+        ((2, 5), 0, 3, 2, ((1, 1, 0), (0, 1, 2), (0, 5))),
+        ((4, 10, 2), 1, 3, 0, ((4, 3, 3), (0, 4, 7), (4, 12, 2))),
+        ((0,), 0, 2, 1, ((0, 0), (0, 0), (0,))),
+    ],
+)
+def test_counts_displs_shape(shape, axis, size, rank, expected):
+    assert lay.counts_displs_shape(shape, axis, size, rank) == expected
+
+
+# ---------------------------------------------------------------------------
+# chunks_for
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "split", "counts", "expected"),
+    [
+        ((7, 4), 0, (2, 2, 2, 1), ((2, 2, 2, 1), (4,))),
+        ((7, 4), 1, (1, 3), ((7,), (1, 3))),
+        ((3, 0), None, None, ((3,), (0,))),
+        ((0, 5), 0, (0, 0, 0), ((0, 0, 0), (5,))),
+        ((2, 3, 4), 2, (0, 4, 0), ((2,), (3,), (0, 4, 0))),
+        ((), None, None, ()),
+        ((5,), 0, [np.int64(3), np.int64(2)], ((3, 2),)),
+    ],
+)
+def test_chunks_for(shape, split, counts, expected):
+    out = lay.chunks_for(shape, split, counts)
+    assert out == expected
+    assert all(type(v) is int for dim in out for v in dim)
+
+
+# ---------------------------------------------------------------------------
+# lshape_map_from_counts
+# ---------------------------------------------------------------------------
+
+
+def test_lshape_map_split0():
+    m = lay.lshape_map_from_counts((7, 4), 0, (2, 2, 2, 1), 4)
+    assert m.dtype == np.int64
+    assert m.shape == (4, 2)
+    np.testing.assert_array_equal(m, [[2, 4], [2, 4], [2, 4], [1, 4]])
+
+
+def test_lshape_map_split_last():
+    m = lay.lshape_map_from_counts((5, 6, 3), 2, (0, 3, 0), 3)
+    assert m.dtype == np.int64
+    np.testing.assert_array_equal(m, [[5, 6, 0], [5, 6, 3], [5, 6, 0]])
+
+
+def test_lshape_map_split_none():
+    m = lay.lshape_map_from_counts((5, 6), None, (), 3)
+    assert m.dtype == np.int64
+    np.testing.assert_array_equal(m, [[5, 6]] * 3)
+
+
+@pytest.mark.parametrize("size", [1, 4])
+def test_lshape_map_zero_dim(size):
+    m = lay.lshape_map_from_counts((), None, (), size)
+    assert m.dtype == np.int64
+    assert m.shape == (size, 0)
+
+
+def test_lshape_map_rows_are_independent():
+    m = lay.lshape_map_from_counts((7, 4), 0, (4, 3), 2)
+    m[0, 1] = 99
+    assert m[1, 1] == 4
+
+
+# ---------------------------------------------------------------------------
+# counts_from_chunks / conforms
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("chunks", "split", "size", "expected"),
+    [
+        (((2, 2, 2, 1), (4,)), 0, 4, (2, 2, 2, 1)),
+        (((7,), (1, 3)), 1, 2, (1, 3)),
+        (((7,), (4,)), None, 3, ()),
+        (((0, 0, 0), (5,)), 0, 3, (0, 0, 0)),
+        ((), None, 2, ()),
+        (((np.int64(3), np.int64(4)),), 0, 2, (3, 4)),
+    ],
+)
+def test_counts_from_chunks_ok(chunks, split, size, expected):
+    out = lay.counts_from_chunks(chunks, split, size)
+    assert out == expected
+    assert all(type(v) is int for v in out)
+    assert lay.conforms(chunks, split, size) is True
+
+
+@pytest.mark.parametrize(
+    ("chunks", "split", "size", "msg"),
+    [
+        (((3, 4), (2,)), 0, 3, "chunks along split axis 0 must number 3, got 2"),
+        (((7,), (1, 1, 1)), 1, 2, "chunks along split axis 1 must number 2, got 3"),
+        (((3, 4), (1, 1)), 0, 2, "chunks along axis 1 must be a single chunk, got 2"),
+        (((3, 4), (2,)), None, 2, "chunks along axis 0 must be a single chunk, got 2"),
+        (((7,), (2,), (1, 1, 1)), 1, 1, "chunks along axis 2 must be a single chunk, got 3"),
+    ],
+)
+def test_counts_from_chunks_invariant_violations(chunks, split, size, msg):
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.counts_from_chunks(chunks, split, size)
+    assert lay.conforms(chunks, split, size) is False
+
+
+@pytest.mark.parametrize(
+    ("chunks", "split"),
+    [
+        (((np.nan, np.nan), (4,)), 0),
+        (((3, 4), (np.nan,)), 0),
+        (((np.nan,), (4,)), None),
+    ],
+)
+def test_conforms_unknown_chunk_sizes(chunks, split):
+    assert lay.conforms(chunks, split, 2 if split == 0 else 1) is False
+
+
+# ---------------------------------------------------------------------------
+# validate_map
+# ---------------------------------------------------------------------------
+
+
+def _np_int_dtypes():
+    return [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+@pytest.mark.parametrize("dtype", _np_int_dtypes())
+def test_validate_map_numpy_ok(dtype):
+    table = np.array([[1, 4], [3, 4]], dtype=dtype)
+    out = lay.validate_map(table, (4, 4), 0, 2, "target_map")
+    assert out == (1, 3)
+    assert all(type(v) is int for v in out)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8])
+def test_validate_map_torch_ok(dtype):
+    table = torch.tensor([[7, 0, 3], [7, 4, 3], [7, 0, 3]], dtype=dtype)
+    assert lay.validate_map(table, (7, 4, 3), 1, 3, "lshape_map") == (0, 4, 0)
+
+
+def test_validate_map_does_not_modify_input():
+    table = torch.tensor([[2, 5], [5, 5]])
+    before = table.clone()
+    assert lay.validate_map(table, (7, 5), 0, 2, "target_map") == (2, 5)
+    assert torch.equal(table, before)
+    arr = np.array([[2, 5], [5, 5]])
+    lay.validate_map(arr, (7, 5), 0, 2, "target_map")
+    np.testing.assert_array_equal(arr, [[2, 5], [5, 5]])
+
+
+def test_validate_map_torch_requires_grad_not_needed():
+    # a non-leaf view of a tensor works too
+    base = torch.tensor([[9, 1, 4], [9, 2, 4], [9, 3, 4], [9, 1, 4]])
+    assert lay.validate_map(base[:, :], (9, 7, 4), 1, 4, "target_map") == (1, 2, 3, 1)
+
+
+@pytest.mark.parametrize(
+    ("value", "tname"),
+    [
+        ([[1, 4], [3, 4]], "list"),
+        ("1,4;3,4", "str"),
+        (((1, 4), (3, 4)), "tuple"),
+        (None, "NoneType"),
+        (3, "int"),
+    ],
+)
+def test_validate_map_wrong_type(value, tname):
+    msg = f"`target_map` must be a torch.Tensor or numpy.ndarray, got {tname}"
+    with pytest.raises(TypeError, match=f"^{re.escape(msg)}$"):
+        lay.validate_map(value, (4, 4), 0, 2, "target_map")
+
+
+@pytest.mark.parametrize(
+    ("value", "dname"),
+    [
+        (np.array([[1.0, 4.0], [3.0, 4.0]]), "float64"),
+        (np.array([[1, 4], [3, 4]], dtype=np.float32), "float32"),
+        (np.array([[True, False], [True, True]]), "bool"),
+        (np.array([[1, 4], [3, 4]], dtype=np.complex64), "complex64"),
+        (torch.tensor([[1.0, 4.0], [3.0, 4.0]]), "torch.float32"),
+        (torch.tensor([[1, 4], [3, 4]], dtype=torch.float64), "torch.float64"),
+        (torch.tensor([[True, True], [False, True]]), "torch.bool"),
+        (torch.tensor([[1, 4], [3, 4]], dtype=torch.complex64), "torch.complex64"),
+    ],
+)
+def test_validate_map_non_integer_dtype(value, dname):
+    msg = f"`lshape_map` must have an integer dtype, got {dname}"
+    with pytest.raises(TypeError, match=f"^{re.escape(msg)}$"):
+        lay.validate_map(value, (4, 4), 0, 2, "lshape_map")
+
+
+@pytest.mark.parametrize(
+    ("value", "got"),
+    [
+        (np.array([1, 3]), "(2,)"),
+        (np.array([[1, 4], [3, 4], [0, 4]]), "(3, 2)"),
+        (np.array([[1, 4, 1], [3, 4, 1]]), "(2, 3)"),
+        (torch.tensor([[[1, 4]], [[3, 4]]]), "(2, 1, 2)"),
+        (np.zeros((0, 2), dtype=np.int64), "(0, 2)"),
+    ],
+)
+def test_validate_map_wrong_shape(value, got):
+    msg = f"`target_map` must have shape (2, 2), got {got}"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.validate_map(value, (4, 4), 0, 2, "target_map")
+
+
+@pytest.mark.parametrize("make", [np.array, torch.tensor])
+def test_validate_map_negative_entry_split_column(make):
+    value = make([[5, 4], [-1, 4]])
+    msg = "`target_map` must hold non-negative entries, got [-1, 4] for rank 1"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.validate_map(value, (4, 4), 0, 2, "target_map")
+
+
+def test_validate_map_negative_reports_first_bad_rank():
+    value = np.array([[2, 4], [3, -4], [-1, 4]])
+    msg = "`target_map` must hold non-negative entries, got [3, -4] for rank 1"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.validate_map(value, (4, 4), 0, 3, "target_map")
+
+
+def test_validate_map_negative_checked_before_sum():
+    # sums correctly (4) despite a negative entry; must still be rejected
+    value = np.array([[6, 4], [-2, 4]])
+    with pytest.raises(ValueError, match="must hold non-negative entries"):
+        lay.validate_map(value, (4, 4), 0, 2, "target_map")
+
+
+@pytest.mark.parametrize("make", [np.array, torch.tensor])
+def test_validate_map_non_split_column_mismatch(make):
+    value = make([[1, 4, 3], [3, 4, 3], [0, 5, 3]])
+    msg = "`target_map` column 1 must equal the global shape 4 on every rank, got 5 for rank 2"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.validate_map(value, (4, 4, 3), 0, 3, "target_map")
+
+
+def test_validate_map_non_split_column_first_bad_axis():
+    # shape (7, 4, 3), split=1: column 0 must be 7 and column 2 must be 3
+    value = np.array([[7, 2, 3], [7, 2, 2], [6, 0, 3]])
+    msg = "`target_map` column 0 must equal the global shape 7 on every rank, got 6 for rank 2"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.validate_map(value, (7, 4, 3), 1, 3, "target_map")
+
+
+@pytest.mark.parametrize(
+    ("make", "rows", "got"),
+    [
+        (torch.tensor, [[2, 4], [2, 4], [2, 4], [2, 4]], 8),
+        (np.array, [[2, 4], [2, 4], [2, 4], [0, 4]], 6),
+        (np.array, [[0, 4], [0, 4], [0, 4], [0, 4]], 0),
+    ],
+)
+def test_validate_map_wrong_sum(make, rows, got):
+    msg = f"`target_map` must sum to 7 along axis 0, got {got}"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.validate_map(make(rows), (7, 4), 0, 4, "target_map")
+
+
+def test_validate_map_wrong_sum_exact_example():
+    with pytest.raises(
+        ValueError, match=re.escape("`target_map` must sum to 7 along axis 0, got 8")
+    ):
+        lay.validate_map(torch.tensor([[3, 4], [3, 4], [2, 4]]), (7, 4), 0, 3, "target_map")
+
+
+def test_validate_map_wrong_sum_split1():
+    value = np.array([[7, 1, 3], [7, 2, 3]])
+    msg = "`target_map` must sum to 4 along axis 1, got 3"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lay.validate_map(value, (7, 4, 3), 1, 2, "target_map")
+
+
+def test_validate_map_1d():
+    assert lay.validate_map(np.array([[0], [5], [2]]), (7,), 0, 3, "target_map") == (0, 5, 2)
+
+
+# ---------------------------------------------------------------------------
+# plan_redistribution
+# ---------------------------------------------------------------------------
+
+
+def test_plan_docstring_example():
+    assert lay.plan_redistribution((2, 2), (1, 3)) == (
+        (Piece(0, 0, 1, False),),
+        (Piece(0, 1, 2, False), Piece(1, 0, 2, True)),
+    )
+
+
+def test_plan_identity_is_all_whole():
+    assert lay.plan_redistribution((3, 2, 2), (3, 2, 2)) == (
+        (Piece(0, 0, 3, True),),
+        (Piece(1, 0, 2, True),),
+        (Piece(2, 0, 2, True),),
+    )
+
+
+def test_plan_balanced_to_shifted():
+    # (2, 2, 2, 1) -> (1, 2, 2, 2): every boundary moves by one row
+    assert lay.plan_redistribution((2, 2, 2, 1), (1, 2, 2, 2)) == (
+        (Piece(0, 0, 1, False),),
+        (Piece(0, 1, 2, False), Piece(1, 0, 1, False)),
+        (Piece(1, 1, 2, False), Piece(2, 0, 1, False)),
+        (Piece(2, 1, 2, False), Piece(3, 0, 1, True)),
+    )
+
+
+def test_plan_zero_count_sources():
+    assert lay.plan_redistribution((0, 3, 0, 4, 0), (2, 5)) == (
+        (Piece(1, 0, 2, False),),
+        (Piece(1, 2, 3, False), Piece(3, 0, 4, True)),
+    )
+
+
+def test_plan_zero_count_targets():
+    assert lay.plan_redistribution((4, 3), (0, 5, 0, 0, 2, 0)) == (
+        (),
+        (Piece(0, 0, 4, True), Piece(1, 0, 1, False)),
+        (),
+        (),
+        (Piece(1, 1, 3, False),),
+        (),
+    )
+
+
+def test_plan_gather_to_one_rank():
+    assert lay.plan_redistribution((2, 0, 3), (0, 0, 5)) == (
+        (),
+        (),
+        (Piece(0, 0, 2, True), Piece(2, 0, 3, True)),
+    )
+
+
+def test_plan_scatter_from_one_rank():
+    assert lay.plan_redistribution((0, 6, 0), (2, 2, 2)) == (
+        (Piece(1, 0, 2, False),),
+        (Piece(1, 2, 4, False),),
+        (Piece(1, 4, 6, False),),
+    )
+
+
+def test_plan_all_empty():
+    assert lay.plan_redistribution((0, 0), (0, 0, 0)) == ((), (), ())
+
+
+def test_plan_different_rank_counts():
+    assert lay.plan_redistribution((7,), (3, 2, 2)) == (
+        (Piece(0, 0, 3, False),),
+        (Piece(0, 3, 5, False),),
+        (Piece(0, 5, 7, False),),
+    )
+    assert lay.plan_redistribution((3, 2, 2), (7,)) == (
+        (Piece(0, 0, 3, True), Piece(1, 0, 2, True), Piece(2, 0, 2, True)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "a", "b"), [((2, 2), (1, 2), 4, 3), ((3,), (1, 1, 2), 3, 4)]
+)
+def test_plan_sum_mismatch(src, dst, a, b):
+    with pytest.raises(ValueError, match=f"^`dst` must sum to {a}, got {b}$"):
+        lay.plan_redistribution(src, dst)
+
+
+counts_st = st.lists(st.integers(0, 20), min_size=1, max_size=6)
+
+
+@st.composite
+def src_dst(draw):
+    src = draw(counts_st)
+    total = sum(src)
+    k = draw(st.integers(1, 6))
+    cuts = sorted(draw(st.lists(st.integers(0, total), min_size=k - 1, max_size=k - 1)))
+    bounds = [0, *cuts, total]
+    dst = [bounds[i + 1] - bounds[i] for i in range(k)]
+    return tuple(src), tuple(dst)
+
+
+@PROPS
+@given(src_dst())
+def test_plan_reproduces_target_chunks(pair):
+    src, dst = pair
+    total = sum(src)
+    data = np.arange(total) * 10 + 3
+    plan, out = assemble(src, dst, data)
+    assert len(plan) == len(dst)
+    bounds = np.cumsum([0, *dst])
+    for r in range(len(dst)):
+        np.testing.assert_array_equal(out[r], data[bounds[r] : bounds[r + 1]])
+
+
+@PROPS
+@given(src_dst())
+def test_plan_pieces_keep_global_order_and_are_valid(pair):
+    src, dst = pair
+    plan = lay.plan_redistribution(src, dst)
+    src_off = np.cumsum([0, *src])
+    rows = []
+    n_pieces = 0
+    for r, pieces in enumerate(plan):
+        got = 0
+        for p in pieces:
+            assert isinstance(p, Piece)
+            assert 0 <= p.src < len(src)
+            assert 0 <= p.start < p.stop <= src[p.src]  # non-empty, inside its source
+            assert p.whole == (p.start == 0 and p.stop == src[p.src])
+            rows.extend(range(src_off[p.src] + p.start, src_off[p.src] + p.stop))
+            got += p.stop - p.start
+            n_pieces += 1
+        assert got == dst[r]
+        srcs = [p.src for p in pieces]
+        assert srcs == sorted(set(srcs))  # strictly increasing within a target
+    assert rows == list(range(sum(src)))
+    assert n_pieces <= len(src) + len(dst) - 1
+    if sum(src):
+        nz = sum(c > 0 for c in src) + sum(c > 0 for c in dst)
+        assert n_pieces <= nz - 1
+
+
+@PROPS
+@given(src_dst())
+def test_moved_rows_matches_brute_force(pair):
+    src, dst = pair
+    assert lay.moved_rows(src, dst) == brute_moved(src, dst)
+
+
+@PROPS
+@given(counts_st)
+def test_moved_rows_identity_is_zero(src):
+    assert lay.moved_rows(src, src) == 0
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "expected"),
+    [
+        ((2, 2, 2, 1), (1, 2, 2, 2), 3),
+        ((2, 2), (1, 3), 1),
+        ((7,), (3, 2, 2), 4),
+        ((3, 2, 2), (7,), 4),
+        ((0, 0, 5), (5, 0, 0), 5),
+        ((0, 6, 0), (2, 2, 2), 4),
+        ((4, 3), (0, 5, 0, 0, 2, 0), 6),
+        ((0, 0), (0, 0), 0),
+    ],
+)
+def test_moved_rows_examples(src, dst, expected):
+    assert lay.moved_rows(src, dst) == expected
+    assert brute_moved(src, dst) == expected
+
+
+def test_moved_rows_sum_mismatch():
+    with pytest.raises(ValueError, match=r"^`dst` must sum to 3, got 4$"):
+        lay.moved_rows((1, 2), (2, 2))
+
+
+# ---------------------------------------------------------------------------
+# reduced_split
+# ---------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize(
     ("split", "axes", "keepdims", "expected"),
     [
         (None, (0,), False, None),
+        (None, (), True, None),
         (0, (0,), False, None),
+        (0, (0,), True, None),
+        (1, (0, 1, 2), False, None),
         (2, (0,), False, 1),
+        (2, (0,), True, 2),
         (2, (0, 1), False, 0),
         (2, (0, 1), True, 2),
         (1, (2,), False, 1),
+        (1, (2, 3), False, 1),
+        (3, (0, 2), False, 1),
+        (3, (0, 2), True, 3),
+        (0, (), False, 0),
         (1, (1,), True, None),
     ],
 )
 def test_reduced_split(split, axes, keepdims, expected):
-    assert layout.reduced_split(split, axes, keepdims) == expected
+    assert lay.reduced_split(split, axes, keepdims) == expected
+
+
+@PROPS
+@given(ndim=st.integers(1, 6), data=st.data())
+def test_reduced_split_tracks_the_axis(ndim, data):
+    split = data.draw(st.integers(0, ndim - 1))
+    axes = tuple(sorted(data.draw(st.sets(st.integers(0, ndim - 1)))))
+    keepdims = data.draw(st.booleans())
+    # follow the split axis through the reduction by labelling the axes
+    labels = list(range(ndim))
+    kept = [a for a in labels if a not in axes] if not keepdims else labels
+    expected = None if split in axes else kept.index(split)
+    assert lay.reduced_split(split, axes, keepdims) == expected

@@ -1,0 +1,130 @@
+"""Pure launch logic: which MPI launcher started us, and which GPU each worker gets.
+
+Nothing here starts a process or touches MPI; the functions read an
+environment mapping and plain lists, so every rule is testable anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+# MPI rank roles under ``ht.init(mpi=True)`` (as with dask-mpi)
+SCHEDULER_RANK = 0
+CLIENT_RANK = 1
+FIRST_WORKER_RANK = 2
+MIN_WORLD_SIZE = 3
+
+
+class Launch(NamedTuple):
+    """What the environment says about this process's parallel launch."""
+
+    launcher: str  # "openmpi", "mpich", "slurm" or "pmix"
+    size: int
+    rank: int
+    local_rank: int | None
+
+
+# (launcher, size variable, rank variable, node-local rank variable), most specific first
+_LAUNCHERS = (
+    ("openmpi", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"),
+    ("mpich", "PMI_SIZE", "PMI_RANK", "MPI_LOCALRANKID"),
+    ("pmix", "PMIX_SIZE", "PMIX_RANK", "PMIX_LOCAL_RANK"),
+    ("slurm", "SLURM_NTASKS", "SLURM_PROCID", "SLURM_LOCALID"),
+)
+
+
+def _int(environ: Mapping[str, str], name: str) -> int | None:
+    raw = environ.get(name)
+    if raw is None:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"`{name}` must be an int, got {raw!r}") from None
+
+
+def detect_launch(environ: Mapping[str, str] | None = None) -> Launch | None:
+    """The MPI (or Slurm) launch this process belongs to, or None when started alone.
+
+    Slurm sets its variables for every job step, so they count only when
+    ``srun`` started more than one task.
+
+    >>> detect_launch({"OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_RANK": "1",
+    ...                "OMPI_COMM_WORLD_LOCAL_RANK": "1"})
+    Launch(launcher='openmpi', size=4, rank=1, local_rank=1)
+    >>> detect_launch({}) is None
+    True
+    """
+    environ = os.environ if environ is None else environ
+    for launcher, size_var, rank_var, local_var in _LAUNCHERS:
+        size, rank = _int(environ, size_var), _int(environ, rank_var)
+        if size is None or rank is None:
+            continue
+        if launcher == "slurm" and size < 2:
+            continue
+        if not 0 <= rank < size:
+            raise ValueError(f"`{rank_var}` must be in [0, {size - 1}], got {rank}")
+        return Launch(launcher, size, rank, _int(environ, local_var))
+    return None
+
+
+def worker_order_key(name: object, address: str) -> tuple:
+    """Sort key for workers: by the number their name ends with, then by name.
+
+    dask-mpi names workers by MPI rank (``2``) or ``prefix-rank`` (``dask_mpi-2``),
+    so ``dask_mpi-10`` sorts after ``dask_mpi-9``.
+
+    >>> sorted(["w-10", "w-9", "w-2"], key=lambda n: worker_order_key(n, ""))
+    ['w-2', 'w-9', 'w-10']
+    """
+    text = str(name)
+    match = re.fullmatch(r"(.*?)(\d+)", text)
+    if match:
+        return (0, match.group(1), int(match.group(2)), address)
+    return (1, text, 0, address)
+
+
+def visible_gpus(environ: Mapping[str, str], device_count: int) -> list[str]:
+    """The GPU ids this node offers: ``CUDA_VISIBLE_DEVICES`` if set, else 0..count-1.
+
+    >>> visible_gpus({"CUDA_VISIBLE_DEVICES": "2,3"}, 8)
+    ['2', '3']
+    >>> visible_gpus({}, 2)
+    ['0', '1']
+    """
+    raw = environ.get("CUDA_VISIBLE_DEVICES")
+    if raw is not None:
+        return [d.strip() for d in raw.split(",") if d.strip() and d.strip() != "-1"]
+    return [str(i) for i in range(device_count)]
+
+
+def assign_gpus(node_ranks: Sequence[int], gpus: Sequence[str]) -> dict[int, str]:
+    """One GPU per worker on a node: the node's worker ranks take its GPUs in turn.
+
+    ``node_ranks`` are the MPI ranks running on one node; the scheduler and
+    client ranks get no GPU. Workers beyond the GPU count share round-robin.
+
+    >>> assign_gpus([0, 1, 2, 3], ["0", "1"])
+    {2: '0', 3: '1'}
+    >>> assign_gpus([4, 5, 6], ["0", "1"])
+    {4: '0', 5: '1', 6: '0'}
+    """
+    workers = sorted(r for r in node_ranks if r >= FIRST_WORKER_RANK)
+    if workers and not gpus:
+        raise ValueError(
+            f"`gpu=True` needs a GPU for every worker, but the node of MPI ranks "
+            f"{list(workers)} has none"
+        )
+    return {rank: gpus[i % len(gpus)] for i, rank in enumerate(workers)}
+
+
+def check_world_size(size: int) -> None:
+    """Refuse an MPI world too small for a scheduler, a client and a worker."""
+    if size < MIN_WORLD_SIZE:
+        raise ValueError(
+            f"`mpi=True` needs at least {MIN_WORLD_SIZE} MPI ranks (scheduler, client, one "
+            f"worker), got {size}; launch with e.g. `mpirun -np 4 python script.py`"
+        )
