@@ -116,6 +116,16 @@ def redistribute(
     return _assemble(x, "redistribute", out_chunks, split, plans)
 
 
+def restore_empty_ranks(x: da.Array, split: int, counts: Sequence[int]) -> da.Array:
+    """``x`` (whose chunks Dask may have stripped of empty ones) chunked as ``counts`` again.
+
+    Dask drops zero-size chunks when it rechunks or concatenates; this puts
+    the empty ranks back with a graph-only redistribution. ``x``'s chunks are
+    Dask's, not ranks, so the slices get no placement hints.
+    """
+    return redistribute(x, split, tuple(int(c) for c in x.chunks[split]), counts)[0]
+
+
 def check_method(method: object) -> None:
     """Reject an unknown resplit ``method``."""
     if method not in (None, "tasks", "p2p"):

@@ -666,29 +666,25 @@ def from_dask(
     split = _layout.normalize_axis(split, array.ndim, "split")
     if any(np.isnan(c) for dim in array.chunks for c in dim):
         raise ValueError("`array` must have known chunk sizes; call compute_chunk_sizes() first")
-    hints: dict = {}
     if not _layout.conforms(array.chunks, split, comm.size):
-        array, hints = _conform(array, split, comm.size)
+        array = _conform(array, split, comm.size)
     out = DNDarray(array, split, comm)
-    out._hints.update(hints)
     for parent in parents:
         if parent.comm == comm:
             out._hints.update(parent._lineage())
     return out
 
 
-def _conform(array: da.Array, split: int | None, size: int) -> tuple[da.Array, dict]:
+def _conform(array: da.Array, split: int | None, size: int) -> da.Array:
     """Rechunk to the balanced DNDarray layout.
 
-    Dask drops empty chunks when it rechunks, so Dask rechunks to the
-    non-empty counts and dndask's own redistribution adds the empty ranks.
+    Dask rechunks to the non-empty counts (it would drop empty chunks
+    anyway), then dndask's own redistribution adds the empty ranks.
     """
     shape = tuple(int(s) for s in array.shape)
     if split is None:
-        return array.rechunk(_layout.chunks_for(shape, None, None)), {}
+        return array.rechunk(_layout.chunks_for(shape, None, None))
     counts = _layout.balanced_counts(shape[split], size)
     nonzero = tuple(c for c in counts if c) or (0,)
     array = array.rechunk(_layout.chunks_for(shape, split, nonzero))
-    src = tuple(int(c) for c in array.chunks[split])
-    # the source chunks are Dask's, not ranks: their slices need no pinning
-    return _distribution.redistribute(array, split, src, counts)[0], {}
+    return _distribution.restore_empty_ranks(array, split, counts)

@@ -13,7 +13,6 @@ GPU assignment) live in :mod:`dndask._launch`.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import logging
 import os
@@ -145,8 +144,7 @@ def start(
     if rank == _launch.CLIENT_RANK:
         client = distributed.Client(address, security=security)
         client.wait_for_workers(world.Get_size() - _launch.FIRST_WORKER_RANK)
-        atexit.register(shutdown, client)
-        return client
+        return client  # dndask's exit hook (ht.shutdown) ends the job through shutdown()
 
     if device is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = device

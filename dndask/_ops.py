@@ -111,15 +111,13 @@ def inplace(op: Callable, target: _dndarray.DNDarray, other) -> _dndarray.DNDarr
     return target._set(result.to_dask(), target.split, result._lineage())
 
 
-def _without_empty_ranks(a: _dndarray.DNDarray, axes: tuple[int, ...]):
-    """``a``'s dask array minus the empty chunks of a reduced split axis.
+def _without_empty_ranks(a: _dndarray.DNDarray):
+    """``a``'s dask array minus the empty chunks of its split axis (about to be reduced).
 
     Dask's min/max/mean trip over zero-size chunks; dropping them only
     rewires the graph (no data moves), and the reduced axis disappears anyway.
     """
     x = a.to_dask()
-    if a.split is None or a.split not in axes:
-        return x
     keep = [r for r, c in enumerate(x.chunks[a.split]) if c] or [0]
     if len(keep) == len(x.chunks[a.split]):
         return x
@@ -166,6 +164,6 @@ def reduce(
     if a.split is None or a.split not in axes:
         result = _local_reduction(np_fn, a.to_dask(), axes, keepdims, kwargs)
     else:
-        result = dask_fn(_without_empty_ranks(a, axes), axis=axes, keepdims=keepdims, **kwargs)
+        result = dask_fn(_without_empty_ranks(a), axis=axes, keepdims=keepdims, **kwargs)
     split = _layout.reduced_split(a.split, axes, keepdims)
     return _dndarray.from_dask(result, split, a.comm, parents=(a,))

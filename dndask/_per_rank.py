@@ -235,11 +235,10 @@ def from_pieces(pieces: Sequence, axis: int, comm: _comm.Comm) -> _dndarray.DNDa
         metas = [(tuple(int(s) for s in a.shape), a.dtype.str) for a in arrays]
         shape, dtype, axis = _check_pieces(metas, axis, "is_split")
         joined = da.concatenate([a.rechunk(a.shape) for a in arrays], axis=axis)
-        # Dask drops empty pieces when it concatenates; put the empty ranks back
-        src = tuple(int(c) for c in joined.chunks[axis])
         counts = tuple(m[0][axis] for m in metas)
-        joined, _ = _distribution.redistribute(joined, axis, src, counts)
-        return _dndarray.DNDarray(joined, axis, comm)
+        return _dndarray.DNDarray(
+            _distribution.restore_empty_ranks(joined, axis, counts), axis, comm
+        )
     if any(lazy):
         raise TypeError("`is_split` pieces must be all lazy (dask/DNDarray) or all in memory")
     values = [_to_chunk(p, rank) for rank, p in enumerate(pieces)]
