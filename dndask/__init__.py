@@ -6,7 +6,7 @@
 (0, (7, 4, 3))
 """
 
-from . import random
+from . import linalg, random
 from ._cluster import current_client, init, shutdown
 from ._comm import Comm, get_comm, use_comm
 from ._dndarray import Device, DNDarray, LshapeMap, cpu
@@ -27,7 +27,40 @@ from ._factories import (
     zeros,
     zeros_like,
 )
+from ._io import (
+    load,
+    load_csv,
+    load_hdf5,
+    load_netcdf,
+    load_zarr,
+    save,
+    save_csv,
+    save_hdf5,
+    save_netcdf,
+    save_zarr,
+)
+from ._linalg import dot, matmul, outer, tensordot, vecdot
+from ._manipulation import (
+    concatenate,
+    expand_dims,
+    flatten,
+    flip,
+    hstack,
+    moveaxis,
+    pad,
+    ravel,
+    repeat,
+    reshape,
+    roll,
+    squeeze,
+    stack,
+    swapaxes,
+    tile,
+    transpose,
+    vstack,
+)
 from ._per_rank import PerRank, per_rank
+from ._statistics import average, bincount, histc, histogram, median, percentile
 from ._types import (
     bool_,
     complex64,
@@ -44,6 +77,7 @@ from ._types import (
 from ._types import (
     bool_ as bool,  # Heat's name; shadows the builtin only inside this namespace
 )
+from ._xarray import from_xarray
 
 __version__ = "0.1.0"
 
@@ -55,37 +89,77 @@ __all__ = [
     "PerRank",
     "arange",
     "array",
+    "average",
     "balance",
+    "bincount",
     "bool",
     "bool_",
     "complex128",
     "complex64",
+    "concatenate",
     "cpu",
     "current_client",
+    "dot",
     "empty",
     "empty_like",
+    "expand_dims",
     "eye",
+    "flatten",
+    "flip",
     "float16",
     "float32",
     "float64",
+    "from_xarray",
     "full",
     "full_like",
     "get_comm",
+    "histc",
+    "histogram",
+    "hstack",
     "init",
     "int16",
     "int32",
     "int64",
     "int8",
+    "linalg",
     "linspace",
+    "load",
+    "load_csv",
+    "load_hdf5",
+    "load_netcdf",
+    "load_zarr",
+    "matmul",
+    "median",
+    "moveaxis",
     "ones",
     "ones_like",
+    "outer",
+    "pad",
     "per_rank",
+    "percentile",
     "random",
+    "ravel",
     "redistribute",
+    "repeat",
+    "reshape",
     "resplit",
+    "roll",
+    "save",
+    "save_csv",
+    "save_hdf5",
+    "save_netcdf",
+    "save_zarr",
     "shutdown",
+    "squeeze",
+    "stack",
+    "swapaxes",
+    "tensordot",
+    "tile",
+    "transpose",
     "uint8",
     "use_comm",
+    "vecdot",
+    "vstack",
     "zeros",
     "zeros_like",
 ]

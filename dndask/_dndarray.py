@@ -9,7 +9,19 @@ import dask.array as da
 import numpy as np
 import torch
 
-from . import _compute, _distribution, _layout, _ops, _per_rank, _repr, _types
+from . import (
+    _compute,
+    _distribution,
+    _indexing,
+    _layout,
+    _linalg,
+    _manipulation,
+    _ops,
+    _per_rank,
+    _repr,
+    _types,
+    _xarray,
+)
 from ._comm import Comm
 from ._graph import block_index
 from ._torch import to_torch
@@ -464,6 +476,10 @@ class DNDarray:
         )
 
     # ------------------------------------------------------------ conversions
+    def to_xarray(self, dims=None, coords=None, name=None, attrs=None):
+        """An ``xarray.DataArray`` backed by this array's dask graph (no compute, no copy)."""
+        return _xarray.to_xarray(self, dims=dims, coords=coords, name=name, attrs=attrs)
+
     def astype(self, dtype, copy: bool = True) -> DNDarray:
         """The array cast to ``dtype`` (numpy, torch or Python type)."""
         dtype = _types.canonical_dtype(dtype)
@@ -503,6 +519,66 @@ class DNDarray:
         if self.dtype.kind not in "iu":
             raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
         return self._scalar(int)
+
+    # --------------------------------------------------------------- indexing
+    def __getitem__(self, key) -> DNDarray:
+        """``a[key]``: basic, integer and boolean indexing (see :mod:`dndask._indexing`)."""
+        return _indexing.getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        """``a[key] = value`` in place; a failed assignment leaves ``a`` as it was."""
+        _indexing.setitem(self, key, value)
+
+    # ----------------------------------------------------------- manipulation
+    def reshape(self, *shape, new_split: int | None = None) -> DNDarray:
+        """The array with a new shape (see :func:`dndask.reshape`)."""
+        return _manipulation.reshape(self, *shape, new_split=new_split)
+
+    def transpose(self, *axes) -> DNDarray:
+        """Permute the axes; the split follows its axis (see :func:`dndask.transpose`)."""
+        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
+            axes = axes[0]
+        return _manipulation.transpose(self, axes or None)
+
+    @property
+    def T(self) -> DNDarray:  # noqa: N802 (numpy's name)
+        """The transpose (axes reversed)."""
+        return _manipulation.transpose(self, None)
+
+    def swapaxes(self, axis1: int, axis2: int) -> DNDarray:
+        """Interchange two axes (see :func:`dndask.swapaxes`)."""
+        return _manipulation.swapaxes(self, axis1, axis2)
+
+    def squeeze(self, axis=None) -> DNDarray:
+        """Remove length-one axes (see :func:`dndask.squeeze`)."""
+        return _manipulation.squeeze(self, axis)
+
+    def expand_dims(self, axis) -> DNDarray:
+        """Insert a length-one axis (see :func:`dndask.expand_dims`)."""
+        return _manipulation.expand_dims(self, axis)
+
+    def flatten(self) -> DNDarray:
+        """The array as 1-D in C order (see :func:`dndask.flatten`)."""
+        return _manipulation.flatten(self)
+
+    def ravel(self) -> DNDarray:
+        """The array as 1-D in C order (see :func:`dndask.ravel`)."""
+        return _manipulation.ravel(self)
+
+    def flip(self, axis=None) -> DNDarray:
+        """Reverse the order of elements along ``axis`` (see :func:`dndask.flip`)."""
+        return _manipulation.flip(self, axis)
+
+    def repeat(self, repeats, axis=None) -> DNDarray:
+        """Repeat elements (see :func:`dndask.repeat`)."""
+        return _manipulation.repeat(self, repeats, axis)
+
+    # ------------------------------------------------------- linear algebra
+    def __matmul__(self, other):
+        return _linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _linalg.matmul(other, self)
 
     # ------------------------------------------------------------- arithmetic
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

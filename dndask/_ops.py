@@ -25,7 +25,7 @@ def _describe(x) -> str:
     return f"{type(x).__name__}(shape={np.shape(x)})"
 
 
-def _align(values: tuple, name: str):
+def align(values: tuple, name: str):
     """The operands as dask/numpy values laid out like the reference operand."""
     dnds = [v for v in values if isinstance(v, _dndarray.DNDarray)]
     ref = next((v for v in dnds if v.split is not None), dnds[0])
@@ -76,7 +76,7 @@ def _match(v, ref, split: int | None, ndim: int):
 
 def elementwise(fn: Callable, *values, name: str) -> _dndarray.DNDarray:
     """Apply ``fn`` to dask versions of ``values`` (at least one a DNDarray)."""
-    arrays, split, comm, parents = _align(values, name)
+    arrays, split, comm, parents = align(values, name)
     return _dndarray.from_dask(fn(*arrays), split, comm, parents)
 
 
