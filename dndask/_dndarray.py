@@ -12,12 +12,15 @@ import torch
 from . import (
     _compute,
     _distribution,
+    _elementwise,
     _indexing,
     _layout,
     _linalg,
     _manipulation,
     _ops,
     _per_rank,
+    _protocols,
+    _reductions,
     _repr,
     _types,
     _xarray,
@@ -581,11 +584,6 @@ class DNDarray:
         return _linalg.matmul(other, self)
 
     # ------------------------------------------------------------- arithmetic
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if method != "__call__" or ufunc.nout != 1 or "out" in kwargs:
-            return NotImplemented
-        return _ops.elementwise(lambda *xs: ufunc(*xs, **kwargs), *inputs, name=ufunc.__name__)
-
     def __add__(self, other):
         return _ops.binary(operator.add, self, other)
 
@@ -676,6 +674,30 @@ class DNDarray:
     def __ixor__(self, other):
         return _ops.inplace(operator.xor, self, other)
 
+    def __lshift__(self, other):
+        return _ops.binary(operator.lshift, self, other)
+
+    def __rlshift__(self, other):
+        return _ops.binary(operator.lshift, other, self)
+
+    def __ilshift__(self, other):
+        return _ops.inplace(operator.lshift, self, other)
+
+    def __rshift__(self, other):
+        return _ops.binary(operator.rshift, self, other)
+
+    def __rrshift__(self, other):
+        return _ops.binary(operator.rshift, other, self)
+
+    def __irshift__(self, other):
+        return _ops.inplace(operator.rshift, self, other)
+
+    def __divmod__(self, other):
+        return (self // other, self % other)
+
+    def __rdivmod__(self, other):
+        return (other // self, other % self)
+
     def __eq__(self, other):  # type: ignore[override]
         return _ops.binary(operator.eq, self, other)
 
@@ -709,26 +731,134 @@ class DNDarray:
         return _ops.elementwise(operator.invert, self, name="invert")
 
     # ------------------------------------------------------------- reductions
-    def sum(self, axis=None, keepdims: bool = False, dtype=None) -> DNDarray:
+    def sum(self, axis=None, *, dtype=None, out=None, keepdims: bool = False) -> DNDarray:
         """Sum over ``axis`` (all axes by default); reducing ``split`` gives split=None.
 
         >>> import dndask as ht
         >>> int(ht.arange(10, split=0).sum())
         45
         """
-        return _ops.reduce(np.sum, da.sum, self, axis, keepdims, dtype=dtype)
+        return _reductions.sum(self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
-    def mean(self, axis=None, keepdims: bool = False, dtype=None) -> DNDarray:
-        """Arithmetic mean over ``axis``."""
-        return _ops.reduce(np.mean, da.mean, self, axis, keepdims, dtype=dtype)
+    def prod(self, axis=None, *, dtype=None, out=None, keepdims: bool = False) -> DNDarray:
+        """Product over ``axis`` (see :func:`dndask.prod`)."""
+        return _reductions.prod(self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
-    def min(self, axis=None, keepdims: bool = False) -> DNDarray:
-        """Minimum over ``axis``."""
-        return _ops.reduce(np.min, da.min, self, axis, keepdims)
+    def mean(self, axis=None, *, dtype=None, out=None, keepdims: bool = False) -> DNDarray:
+        """Arithmetic mean over ``axis`` (see :func:`dndask.mean`)."""
+        return _reductions.mean(self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
-    def max(self, axis=None, keepdims: bool = False) -> DNDarray:
-        """Maximum over ``axis``."""
-        return _ops.reduce(np.max, da.max, self, axis, keepdims)
+    def var(
+        self, axis=None, *, dtype=None, out=None, ddof: int = 0, keepdims: bool = False
+    ) -> DNDarray:
+        """Variance over ``axis`` (see :func:`dndask.var`)."""
+        return _reductions.var(self, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+
+    def std(
+        self, axis=None, *, dtype=None, out=None, ddof: int = 0, keepdims: bool = False
+    ) -> DNDarray:
+        """Standard deviation over ``axis`` (see :func:`dndask.std`)."""
+        return _reductions.std(self, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+
+    def min(self, axis=None, *, out=None, keepdims: bool = False) -> DNDarray:
+        """Minimum over ``axis`` (see :func:`dndask.min`)."""
+        return _reductions.min(self, axis, out=out, keepdims=keepdims)
+
+    def max(self, axis=None, *, out=None, keepdims: bool = False) -> DNDarray:
+        """Maximum over ``axis`` (see :func:`dndask.max`)."""
+        return _reductions.max(self, axis, out=out, keepdims=keepdims)
+
+    def argmin(self, axis: int | None = None, *, out=None, keepdims: bool = False) -> DNDarray:
+        """Index of the minimum (see :func:`dndask.argmin`)."""
+        return _reductions.argmin(self, axis, out=out, keepdims=keepdims)
+
+    def argmax(self, axis: int | None = None, *, out=None, keepdims: bool = False) -> DNDarray:
+        """Index of the maximum (see :func:`dndask.argmax`)."""
+        return _reductions.argmax(self, axis, out=out, keepdims=keepdims)
+
+    def all(self, axis=None, *, out=None, keepdims: bool = False) -> DNDarray:
+        """Whether every element is true (see :func:`dndask.all`)."""
+        return _reductions.all(self, axis, out=out, keepdims=keepdims)
+
+    def any(self, axis=None, *, out=None, keepdims: bool = False) -> DNDarray:
+        """Whether any element is true (see :func:`dndask.any`)."""
+        return _reductions.any(self, axis, out=out, keepdims=keepdims)
+
+    def cumsum(self, axis: int | None = None, *, dtype=None, out=None) -> DNDarray:
+        """Cumulative sum (see :func:`dndask.cumsum`)."""
+        return _reductions.cumsum(self, axis, dtype=dtype, out=out)
+
+    def cumprod(self, axis: int | None = None, *, dtype=None, out=None) -> DNDarray:
+        """Cumulative product (see :func:`dndask.cumprod`)."""
+        return _reductions.cumprod(self, axis, dtype=dtype, out=out)
+
+    # --------------------------------------------------- elementwise methods
+    def abs(self) -> DNDarray:
+        """Absolute value (see :func:`dndask.abs`)."""
+        return _elementwise.abs(self)
+
+    absolute = abs
+
+    def sqrt(self) -> DNDarray:
+        """Square root (see :func:`dndask.sqrt`)."""
+        return _elementwise.sqrt(self)
+
+    def exp(self) -> DNDarray:
+        """Exponential (see :func:`dndask.exp`)."""
+        return _elementwise.exp(self)
+
+    def log(self) -> DNDarray:
+        """Natural logarithm (see :func:`dndask.log`)."""
+        return _elementwise.log(self)
+
+    def sin(self) -> DNDarray:
+        """Sine (see :func:`dndask.sin`)."""
+        return _elementwise.sin(self)
+
+    def cos(self) -> DNDarray:
+        """Cosine (see :func:`dndask.cos`)."""
+        return _elementwise.cos(self)
+
+    def floor(self) -> DNDarray:
+        """Floor (see :func:`dndask.floor`)."""
+        return _elementwise.floor(self)
+
+    def ceil(self) -> DNDarray:
+        """Ceiling (see :func:`dndask.ceil`)."""
+        return _elementwise.ceil(self)
+
+    def round(self, decimals: int = 0) -> DNDarray:
+        """Round to ``decimals`` places (see :func:`dndask.round`)."""
+        return _elementwise.round(self, decimals)
+
+    def clip(self, a_min=None, a_max=None) -> DNDarray:
+        """Limit the values to an interval (see :func:`dndask.clip`)."""
+        return _elementwise.clip(self, a_min, a_max)
+
+    def conj(self) -> DNDarray:
+        """Complex conjugate (see :func:`dndask.conj`)."""
+        return _elementwise.conj(self)
+
+    @property
+    def real(self) -> DNDarray:
+        """Real part."""
+        return _elementwise.real(self)
+
+    @property
+    def imag(self) -> DNDarray:
+        """Imaginary part."""
+        return _elementwise.imag(self)
+
+    # -------------------------------------------------------------- protocols
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _protocols.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _protocols.array_function(func, types, args, kwargs)
+
+    def __array_namespace__(self, *, api_version: str | None = None):
+        """The array API namespace of DNDarrays (:mod:`dndask.array_api`)."""
+        return _protocols.array_namespace(api_version)
 
 
 def from_dask(

@@ -8,6 +8,7 @@ redistributed to match it, so every result keeps the DNDarray invariant.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 
 import dask.array as da
@@ -15,7 +16,7 @@ import numpy as np
 import torch
 from dask.base import tokenize
 
-from . import _dndarray, _layout, _types
+from . import _distribution, _dndarray, _layout, _types
 from ._torch import from_torch
 
 
@@ -74,10 +75,59 @@ def _match(v, ref, split: int | None, ndim: int):
     return v
 
 
-def elementwise(fn: Callable, *values, name: str) -> _dndarray.DNDarray:
-    """Apply ``fn`` to dask versions of ``values`` (at least one a DNDarray)."""
+def elementwise(fn: Callable, *values, name: str, out=None) -> _dndarray.DNDarray:
+    """Apply ``fn`` to dask versions of ``values`` (at least one a DNDarray).
+
+    ``out``, if given, is a DNDarray that receives the result in place.
+    """
     arrays, split, comm, parents = align(values, name)
-    return _dndarray.from_dask(fn(*arrays), split, comm, parents)
+    try:
+        result = fn(*arrays)
+    except TypeError as err:
+        raise TypeError(
+            f"`{name}` does not support the operands "
+            + ", ".join(f"{_describe(v)} of {_dtype_of(v)}" for v in values)
+            + f": {err}"
+        ) from None
+    return into(out, _dndarray.from_dask(result, split, comm, parents), name)
+
+
+def _dtype_of(value) -> str:
+    if isinstance(value, (_dndarray.DNDarray, np.ndarray)):
+        return str(value.dtype)
+    if isinstance(value, torch.Tensor):
+        return str(value.dtype).removeprefix("torch.")
+    return type(value).__name__
+
+
+def into(out, result: _dndarray.DNDarray, name: str) -> _dndarray.DNDarray:
+    """Write ``result`` into the DNDarray ``out`` (unless ``out`` is None); returns ``out``.
+
+    ``out`` keeps its split, distribution and dtype; the result is checked
+    first (shape, safe cast), so a failure leaves ``out`` unchanged.
+    """
+    if out is None:
+        return result
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not isinstance(out, _dndarray.DNDarray):
+        raise TypeError(f"`out` of `{name}` must be a DNDarray, got {type(out).__name__}")
+    if out.comm != result.comm:
+        raise ValueError(f"`out` of `{name}` must be on the operands' comm, got {out.comm!r}")
+    if result.shape != out.shape:
+        raise ValueError(f"`out` of `{name}` must have shape {result.shape}, got {out.shape}")
+    if not np.can_cast(result.dtype, out.dtype, "same_kind"):
+        raise TypeError(
+            f"`out` of `{name}` cannot hold the result: cannot cast {result.dtype} to {out.dtype}"
+        )
+    if result.split != out.split:
+        result = result.resplit(out.split)
+    if out.split is not None and result._counts() != out._counts():
+        result = result.redistribute(target_map=out.lshape_map)
+    array = result.to_dask()
+    if array.dtype != out.dtype:
+        array = array.astype(out.dtype)
+    return out._set(array, out.split, result._lineage())
 
 
 def binary(op: Callable, left, right) -> _dndarray.DNDarray:
@@ -104,11 +154,7 @@ def inplace(op: Callable, target: _dndarray.DNDarray, other) -> _dndarray.DNDarr
         raise TypeError(
             f"in-place `{op.__name__}` cannot cast the result from {result.dtype} to {target.dtype}"
         )
-    if result.split != target.split:
-        result = result.resplit(target.split)
-    if result.dtype != target.dtype:
-        result = result.astype(target.dtype)
-    return target._set(result.to_dask(), target.split, result._lineage())
+    return into(target, result, op.__name__)
 
 
 def _without_empty_ranks(a: _dndarray.DNDarray):
@@ -129,10 +175,18 @@ def _without_empty_ranks(a: _dndarray.DNDarray):
     return blocks[0] if len(blocks) == 1 else da.concatenate(blocks, axis=a.split)
 
 
-def _local_reduction(np_fn: Callable, x, axes, keepdims: bool, kwargs: dict):
+def _result_dtype(local: Callable, dtype: np.dtype, ndim: int) -> np.dtype:
+    """The dtype ``local`` returns for chunks of ``dtype`` (tried on one element)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray(local(np.ones((1,) * ndim, dtype=dtype))).dtype
+
+
+def _local_reduction(np_fn: Callable, x, axes, keepdims: bool, kwargs: dict, label: str = ""):
     """Reduce axes that each chunk holds whole: one task per rank, no combine step."""
+    label = label or np_fn.__name__
     local = functools.partial(np_fn, axis=axes, keepdims=keepdims, **kwargs)
-    dtype = np.asarray(local(np.ones((1,) * x.ndim, dtype=x.dtype))).dtype
+    dtype = _result_dtype(local, x.dtype, x.ndim)
     chunks = [
         ((1,) * len(c) if keepdims else None) if axis in axes else c
         for axis, c in enumerate(x.chunks)
@@ -145,25 +199,111 @@ def _local_reduction(np_fn: Callable, x, axes, keepdims: bool, kwargs: dict):
         drop_axis=[] if keepdims else list(axes),
         dtype=dtype,
         meta=np.empty((0,) * len(chunks), dtype=dtype),
-        name=f"{np_fn.__name__}-local-{tokenize(x.name, axes, keepdims, kwargs)}",
+        name=f"{label}-local-{tokenize(label, x.name, axes, keepdims, kwargs)}",
     )
 
 
+def _check_keepdims(keepdims: object) -> None:
+    if not isinstance(keepdims, (bool, np.bool_)):
+        raise TypeError(f"`keepdims` must be a bool, got {type(keepdims).__name__}")
+
+
+def _check_not_empty(a: _dndarray.DNDarray, axes: tuple[int, ...], name: str) -> None:
+    """Reductions without an identity (min, argmax, ...) refuse to reduce zero elements."""
+    if any(a.shape[ax] == 0 for ax in axes):
+        raise ValueError(
+            f"`{name}` of a zero-size reduction has no identity: "
+            f"{_describe(a)} reduced over axes {axes}"
+        )
+
+
 def reduce(
-    np_fn: Callable, dask_fn: Callable, a: _dndarray.DNDarray, axis, keepdims: bool, **kwargs
+    np_fn: Callable,
+    dask_fn: Callable,
+    a: _dndarray.DNDarray,
+    axis,
+    keepdims: bool,
+    *,
+    out=None,
+    needs_elements: bool = False,
+    **kwargs,
 ):
     """A reduction; the result's split follows the reduced axes.
 
     Axes other than ``split`` are whole in every chunk, so they reduce
-    locally on each rank; a reduction over ``split`` uses Dask's tree reduction.
+    locally on each rank; a reduction over ``split`` uses Dask's tree
+    reduction. ``needs_elements`` marks reductions without an identity.
     """
-    if not isinstance(keepdims, bool):
-        raise TypeError(f"`keepdims` must be a bool, got {type(keepdims).__name__}")
+    name = np_fn.__name__
+    _check_operand(a, name)
+    _check_keepdims(keepdims)
     axes = _layout.normalize_axes(axis, a.ndim)
+    if needs_elements:
+        _check_not_empty(a, axes, name)
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    if "dtype" in kwargs:
+        kwargs["dtype"] = _types.canonical_dtype(kwargs["dtype"])
     if a.split is None or a.split not in axes:
-        result = _local_reduction(np_fn, a.to_dask(), axes, keepdims, kwargs)
+        result = _local_reduction(np_fn, a.to_dask(), axes, bool(keepdims), kwargs)
     else:
-        result = dask_fn(_without_empty_ranks(a), axis=axes, keepdims=keepdims, **kwargs)
-    split = _layout.reduced_split(a.split, axes, keepdims)
-    return _dndarray.from_dask(result, split, a.comm, parents=(a,))
+        result = dask_fn(_without_empty_ranks(a), axis=axes, keepdims=bool(keepdims), **kwargs)
+    split = _layout.reduced_split(a.split, axes, bool(keepdims))
+    return into(out, _dndarray.from_dask(result, split, a.comm, parents=(a,)), name)
+
+
+def arg_reduce(
+    np_fn: Callable, dask_fn: Callable, a: _dndarray.DNDarray, axis, keepdims: bool, out=None
+):
+    """argmin/argmax: indices into the flattened array (``axis=None``) or along ``axis``."""
+    name = np_fn.__name__
+    _check_operand(a, name)
+    _check_keepdims(keepdims)
+    keepdims = bool(keepdims)
+    if axis is None:
+        _check_not_empty(a, tuple(range(a.ndim)), name)
+        x = a.to_dask() if a.split is None else _without_empty_ranks(a)
+        result = dask_fn(x, axis=None, keepdims=keepdims)
+        split = None
+    else:
+        if isinstance(axis, (tuple, list)):
+            raise TypeError(f"`axis` of `{name}` must be an int or None, got {axis!r}")
+        (ax,) = _layout.normalize_axes(axis, a.ndim)
+        _check_not_empty(a, (ax,), name)
+        if a.split == ax:
+            result = dask_fn(_without_empty_ranks(a), axis=ax, keepdims=keepdims)
+        else:
+            result = _local_reduction(
+                functools.partial(_along_one_axis, fn=np_fn), a.to_dask(), (ax,), keepdims, {}, name
+            )
+        split = _layout.reduced_split(a.split, (ax,), keepdims)
+    return into(out, _dndarray.from_dask(result, split, a.comm, parents=(a,)), name)
+
+
+def _along_one_axis(chunk: np.ndarray, axis: tuple[int], keepdims: bool, fn: Callable):
+    return fn(chunk, axis=axis[0], keepdims=keepdims)
+
+
+def cumulative(np_fn: Callable, dask_fn: Callable, a: _dndarray.DNDarray, axis, dtype, out=None):
+    """cumsum/cumprod along ``axis`` (``None``: over the flattened array, split 0)."""
+    name = np_fn.__name__
+    _check_operand(a, name)
+    if axis is None:
+        a = a.flatten()
+        axis = 0
+    (ax,) = _layout.normalize_axes(axis, a.ndim)
+    dtype = None if dtype is None else _types.canonical_dtype(dtype)
+    x = a.to_dask()
+    if a.split == ax:
+        result = dask_fn(x, axis=ax, dtype=dtype)
+        if result.chunks != x.chunks:
+            result = _distribution.restore_empty_ranks(result, ax, a._counts())
+    else:
+        local = functools.partial(np_fn, axis=ax, dtype=dtype)
+        out_dtype = _result_dtype(local, x.dtype, x.ndim)
+        result = x.map_blocks(local, dtype=out_dtype, meta=np.empty((0,) * x.ndim, out_dtype))
+    return into(out, _dndarray.from_dask(result, a.split, a.comm, parents=(a,)), name)
+
+
+def _check_operand(a: object, name: str) -> None:
+    if not isinstance(a, _dndarray.DNDarray):
+        raise TypeError(f"`a` of `{name}` must be a DNDarray, got {type(a).__name__}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import torch
 import pytest
 
 os.environ.setdefault("DNDASK_PROGRESS", "off")
@@ -47,8 +48,9 @@ def assert_layout(a: ht.DNDarray, expected: np.ndarray, split, comm) -> None:
     assert tuple(lmap.shape) == (comm.size, a.ndim)
     if split is not None:
         assert lmap[:, split].tolist() == list(chunks[split])
-    np.testing.assert_array_equal(a.numpy(), expected)
-    assert a.numpy().dtype == expected.dtype
+    values = a.numpy()
+    np.testing.assert_array_equal(values, expected)
+    assert values.dtype == expected.dtype
 
 
 def received_bytes(client, since: float) -> int:
@@ -94,3 +96,16 @@ def comm_of(comm):
         return cache[n]
 
     return make
+
+
+def skewed(a: ht.DNDarray) -> ht.DNDarray:
+    """A copy of ``a`` with an uneven distribution: rank 0 empty, the rest on ranks 1 and P-1."""
+    if a.split is None or a.comm.size == 1:
+        return a.copy()
+    n, size = a.shape[a.split], a.comm.size
+    counts = [0] * size
+    counts[1] += n // 2
+    counts[-1] += n - n // 2
+    target = a.lshape_map
+    target[:, a.split] = torch.tensor(counts)
+    return a.redistribute(target_map=target)
