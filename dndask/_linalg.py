@@ -624,16 +624,24 @@ def matmul(a, b):
     (``b.split == 0``) along its rows (0). A 1-D result is split along axis 0 if
     either operand is split; the scalar of two vectors is never split.
 
-    ===========  ===========  ======  =======================================
-    ``a.split``  ``b.split``  result  work (the planner may choose inner)
-    ===========  ===========  ======  =======================================
-    None         None         None    one task on rank 0
-    0            any          0       rows of ``a`` times all of ``b``
-    None         1            1       all of ``a`` times columns of ``b``
-    1            1            1       all of ``a`` times columns of ``b``
-    1            0 / None     1       partial products, reduce-scattered
-    None         0            0       rows of ``a`` or partial products
-    ===========  ===========  ======  =======================================
+    How the blocks are made (the planner takes whichever moves fewer bytes
+    where two ways fit; ``|x|`` is the size of ``x``, ``P`` the number of ranks):
+
+    ===========  ===========  ======  ============================================
+    ``a.split``  ``b.split``  result  work and bytes moved
+    ===========  ===========  ======  ============================================
+    None         None         None    one task on rank 0; nothing moves
+    0            None         0       rank ``r``: its rows of ``a`` @ ``b``;
+                                      ``b`` goes to every other rank: ``(P-1)|b|``
+    0            0 or 1       0       the same with ``b`` allgathered: ``(P-1)|b|``
+    None or 1    1            1       rank ``r``: all of ``a`` @ its columns of ``b``:
+                                      ``(P-1)|a|``
+    1            0 or None    1       partial products over the split contraction,
+                                      reduce-scattered: ``(P-1)|c|`` (plus ``b``
+                                      lined up with ``a``'s column counts)
+    None         0            0       ``a``'s rows scattered and ``b`` allgathered,
+                                      or partial products reduce-scattered
+    ===========  ===========  ======  ============================================
 
     Parameters
     ----------
@@ -1329,7 +1337,7 @@ def _times(pair: tuple, block: np.ndarray) -> np.ndarray:
     return pair[0] @ block
 
 
-def tsqr(a: _dndarray.DNDarray, want: str) -> dict:
+def _tsqr(a: _dndarray.DNDarray, want: str) -> dict:
     """The TSQR of a 2-D, split=0 DNDarray as a graph.
 
     ``want``: ``"qr"`` (Q and R), ``"r"`` (R), ``"svd"`` (Q holding U, S, V) or
@@ -1468,7 +1476,7 @@ def qr(a, mode="reduced"):
         )
     if a.split == 1:
         a = a.resplit(0)
-    out = tsqr(a, "qr" if mode == "reduced" else "r")
+    out = _tsqr(a, "qr" if mode == "reduced" else "r")
     return QR(out.get("Q"), out["R"])
 
 
@@ -1557,7 +1565,7 @@ def svd(a, full_matrices=False, compute_uv=True):
     t = a if tall else _transposed(a, conjugate=True)
     if t.split != 0:
         t = t.resplit(0)
-    out = tsqr(t, "svd" if compute_uv else "s")
+    out = _tsqr(t, "svd" if compute_uv else "s")
     if not compute_uv:
         return out["S"]
     if tall:

@@ -265,6 +265,9 @@ def test_matmul_converts_numpy_and_torch_operands(comm_of):
     check(ht.matmul(dnd(A, 0, comm), torch.from_numpy(B)), A @ B, 0, comm)
     check(A @ dnd(B, 0, comm), A @ B, 0, comm)  # numpy's operator routes to dndask
     check(dnd(B, 1, comm).__rmatmul__(A), A @ B, 1, comm)
+    S = data((4, 4))
+    square = dnd(S, 1, comm)
+    check(square @ square, S @ S, 1, comm)
     ints = np.arange(6).reshape(3, 2)
     check(ht.matmul(dnd(ints, 0, comm), ints.T.copy()), ints @ ints.T, 0, comm)
     bools = np.array([[True, False], [False, False], [True, True]])
