@@ -272,6 +272,16 @@ def _weights_layout(weights, a: _dndarray.DNDarray, axis) -> _dndarray.DNDarray:
     return _distributed_like(_broadcast_weights(weights, a, given), a, "weights")
 
 
+def _aligned(a: _dndarray.DNDarray, wgt: _dndarray.DNDarray) -> tuple:
+    """``a`` and the (broadcastable) weights laid out alike, so their sums line up too."""
+    (x, w), split, comm, parents = _ops.align((a, wgt), "average")
+    w_split = split if split is not None and wgt.shape[split] == a.shape[split] else None
+    return (
+        _dndarray.from_dask(x, split, comm, parents=parents),
+        _dndarray.from_dask(w, w_split, comm, parents=parents),
+    )
+
+
 def _cast_multiply(dtype):
     def multiply(x, w):
         return x.astype(dtype) * w.astype(dtype)
@@ -317,7 +327,9 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     -------
     DNDarray or tuple of DNDarray
         The average (and the sum of weights); split as a reduction: ``None``
-        if ``axis`` includes ``a.split``, otherwise ``a.split`` shifted.
+        if ``axis`` includes the split, otherwise the split shifted. The split
+        is ``a.split``, or the weights' if ``a`` is not split and they are
+        (Heat's rule for operands with different splits).
 
     Raises
     ------
@@ -351,12 +363,13 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         count = avg.dtype.type(a.size / max(avg.size, 1))
         return avg, _ops.elementwise(_full_like(count), avg, name="average")
     _check_kind(_dtype_of(weights), "biufc", "average", "weights", "a numeric")
-    wgt = _weights_layout(weights, a, axis)
+    a, wgt = _aligned(a, _weights_layout(weights, a, axis))
     if a.dtype.kind in "biu":
         dtype = np.result_type(a.dtype, wgt.dtype, "f8")
     else:
         dtype = np.result_type(a.dtype, wgt.dtype)
-    total = _ops.reduce(np.sum, da.sum, wgt, axes, keepdims, dtype=dtype)
+    # the check needs the sums now; keep them on the workers instead of computing them twice
+    total = _ops.reduce(np.sum, da.sum, wgt, axes, keepdims, dtype=dtype).persist()
     if bool(_small((total == 0).to_dask().any(), (total,), {})):
         raise ZeroDivisionError("`weights` sum to zero along `axis`, can't be normalized")
     product = _ops.elementwise(_cast_multiply(dtype), a, wgt, name="average")
@@ -910,6 +923,13 @@ def _pick(found: dict, positions: np.ndarray, dtype) -> np.ndarray:
 
 
 # ----------------------------------------------- percentile: layouts and results
+def _reduce_chunk(fn, chunk: np.ndarray, shape: tuple, dtype) -> np.ndarray:
+    # numpy's median cannot reshape a chunk that is empty along a kept axis
+    if 0 in shape:
+        return np.empty(shape, dtype=dtype)
+    return np.asarray(fn(chunk), dtype=dtype)
+
+
 def _local_reduction(prefix: str, fn, a: _dndarray.DNDarray, axes, keepdims, lead):
     """``fn(chunk)`` on every rank: the reduced axes are whole in each chunk.
 
@@ -924,7 +944,8 @@ def _local_reduction(prefix: str, fn, a: _dndarray.DNDarray, axes, keepdims, lea
     dsk = {}
     for idx in itertools.product(*(range(len(c)) for c in x.chunks)):
         out = (0,) * len(lead) + tuple(idx[ax] for ax in kept)
-        dsk[(name, *out)] = (fn, (x.name, *idx))
+        shape = tuple(c[out[i]] for i, c in enumerate(chunks))
+        dsk[(name, *out)] = (_reduce_chunk, fn, (x.name, *idx), shape, dtype)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
     y = da.Array(graph, name, chunks, meta=np.empty((0,) * len(chunks), dtype=dtype))
     split = None
@@ -935,10 +956,10 @@ def _local_reduction(prefix: str, fn, a: _dndarray.DNDarray, axes, keepdims, lea
 
 def _along(prefix: str, fn, a: _dndarray.DNDarray, axes, keepdims, lead):
     """Reduce ``axes`` with ``fn`` locally, resplitting first if ``axes`` holds the split."""
-    if a.split is not None and a.split in axes and a.comm.size > 1:
-        rest = [ax for ax in range(a.ndim) if ax not in axes]
-        target = max(rest, key=lambda ax: (a.shape[ax], -ax))
-        a = a.resplit(target)
+    rest = [ax for ax in range(a.ndim) if ax not in axes]
+    if a.split is not None and a.split in axes and rest:
+        # on one rank this only relabels the split, so the result's split never depends on P
+        a = a.resplit(max(rest, key=lambda ax: (a.shape[ax], -ax)))
     return _local_reduction(prefix, fn, a, axes, keepdims, lead)
 
 
