@@ -53,7 +53,7 @@ import torch
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _compute, _dndarray, _factories, _layout, _ops
+from . import _compute, _dndarray, _factories, _layout, _ops, _types
 from ._graph import block_index
 
 # Values each rank sends per bracket and round of the distributed selection.
@@ -143,7 +143,7 @@ def _dtype_of(value) -> np.dtype:
     if isinstance(value, _dndarray.DNDarray):
         return value.dtype
     if isinstance(value, torch.Tensor):
-        return value.detach().cpu().numpy().dtype
+        return _types.canonical_dtype(value.dtype, "weights")
     return np.asarray(value).dtype
 
 
@@ -196,14 +196,14 @@ def _summed(rows: da.Array, hints: dict, dtype, comm, parents) -> _dndarray.DNDa
     return out
 
 
-def _small(x: da.Array, owners: tuple, hints: dict) -> np.ndarray:
-    """Compute a small Dask array (metadata) in the driver, tasks on their ranks."""
-    ref = owners[0]
-    table = {}
-    for owner in owners:
-        table.update(owner._placement())
-    table.update({k: ref.comm.workers[r] for k, r in hints.items()})
-    return _compute.compute(x, ref.comm.client, table)
+def _small(x: da.Array, owner: _dndarray.DNDarray, hints: dict) -> np.ndarray:
+    """Compute a small Dask array (metadata) made from ``owner`` in the driver.
+
+    ``owner``'s tasks and the ones in ``hints`` run on their ranks.
+    """
+    table = owner._placement()
+    table.update({k: owner.comm.workers[r] for k, r in hints.items()})
+    return _compute.compute(x, owner.comm.client, table)
 
 
 def _busy_ranks(x: da.Array, split) -> list[int]:
@@ -225,7 +225,7 @@ def _extrema(a: _dndarray.DNDarray):
     if a.size == 0:
         return None
     rows, hints = _per_rank_rows("extrema", _extrema_of, [a.to_dask()], a.split, 2, a.dtype)
-    table = _small(rows, (a,), hints)
+    table = _small(rows, a, hints)
     return np.min(table[:, 0]), np.max(table[:, 1])
 
 
@@ -370,7 +370,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         dtype = np.result_type(a.dtype, wgt.dtype)
     # the check needs the sums now; keep them on the workers instead of computing them twice
     total = _ops.reduce(np.sum, da.sum, wgt, axes, keepdims, dtype=dtype).persist()
-    if bool(_small((total == 0).to_dask().any(), (total,), {})):
+    if bool(_small((total == 0).to_dask().any(), total, {})):
         raise ZeroDivisionError("`weights` sum to zero along `axis`, can't be normalized")
     product = _ops.elementwise(_cast_multiply(dtype), a, wgt, name="average")
     avg = _ops.reduce(np.sum, da.sum, product, axes, keepdims, dtype=dtype) / total

@@ -239,6 +239,24 @@ def test_heat_spellings_and_numpy_dispatch(comm_of):
     assert ht.percentile(a, ht.array([25.0, 75.0], comm=comm)).numpy().tolist() == [2.25, 6.75]
 
 
+def test_booleans_float16_and_0d(comm_of):
+    comm = comm_of(4)
+    b = np.array([True, False, True, True, False])
+    for split in (None, 0):
+        assert_layout(
+            ht.median(ht.array(b, split=split, comm=comm)), np.asarray(np.median(b)), None, comm
+        )
+    h = np.linspace(-3, 3, 11).astype(np.float16)
+    a = ht.array(h, split=0, comm=comm)
+    assert_layout(ht.percentile(a, 33), np.asarray(np.percentile(h, 33)), None, comm)
+    assert_layout(
+        ht.percentile(ht.array(5.0, comm=comm), [50]),
+        np.percentile(np.float32(5.0), [50]),
+        None,
+        comm,
+    )
+
+
 def test_percentile_of_zero_size_axes(comm_of):
     comm = comm_of(3)
     z = ht.zeros((0, 4), split=0, comm=comm)
