@@ -368,7 +368,9 @@ def local_reshape_axes(shape: Shape, split: int, new_shape: Shape) -> tuple[int,
     Axis ``k`` qualifies when it has the split axis's length and the axes
     before (and after) it hold as many elements as those before (and after)
     ``split``: then the C-order reshape maps each rank's chunk onto itself,
-    so every rank reshapes its chunk locally and the counts stay.
+    so every rank reshapes its chunk locally and the counts stay. With at most
+    one row, or no elements at all, any axis of the right length qualifies
+    (one rank holds everything or nothing).
 
     >>> local_reshape_axes((2, 3, 4), 2, (6, 4))
     (1,)
@@ -376,13 +378,14 @@ def local_reshape_axes(shape: Shape, split: int, new_shape: Shape) -> tuple[int,
     ()
     """
     n = int(shape[split])
+    same_length = [k for k in range(len(new_shape)) if int(new_shape[k]) == n]
+    if n <= 1 or _prod(shape) == 0:
+        return tuple(same_length)
     before, after = _prod(shape[:split]), _prod(shape[split + 1 :])
     return tuple(
         k
-        for k in range(len(new_shape))
-        if int(new_shape[k]) == n
-        and _prod(new_shape[:k]) == before
-        and _prod(new_shape[k + 1 :]) == after
+        for k in same_length
+        if _prod(new_shape[:k]) == before and _prod(new_shape[k + 1 :]) == after
     )
 
 

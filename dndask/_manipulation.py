@@ -319,7 +319,7 @@ def _reshape_split(a, shape: tuple[int, ...], new_split) -> int | None:
         return None
     if a.split < ndim:
         return a.split
-    local = _layout.local_reshape_axes(a.shape, a.split, shape) if a.size else ()
+    local = _layout.local_reshape_axes(a.shape, a.split, shape)
     return local[-1] if local else ndim - 1
 
 
