@@ -93,7 +93,9 @@ def _chunk_key(a: _dndarray.DNDarray, rank: int) -> tuple:
     return (a.to_dask().name, *_graph.block_index(a.split, a.ndim, rank))
 
 
-def _wrap(dsk: dict, name: str, chunks: tuple, dtype, sources, split, comm, hints=None):
+def _wrap(
+    dsk: dict, name: str, chunks: tuple, dtype, sources, split, comm, hints=None
+) -> _dndarray.DNDarray:
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[s.to_dask() for s in sources])
     x = da.Array(graph, name, chunks, meta=_graph.meta_of(dtype, len(chunks)))
     out = _dndarray.from_dask(x, split, comm, parents=tuple(sources))
@@ -311,7 +313,7 @@ def _reference(operands: Sequence[_dndarray.DNDarray]) -> _dndarray.DNDarray | N
 
 
 # ------------------------------------------------------------------------- reshape
-def _reshape_split(a, shape: tuple[int, ...], new_split) -> int | None:
+def _reshape_split(a: _dndarray.DNDarray, shape: tuple[int, ...], new_split) -> int | None:
     ndim = len(shape)
     if new_split is not None:
         return _layout.normalize_axis(new_split, ndim, "new_split")
@@ -323,7 +325,9 @@ def _reshape_split(a, shape: tuple[int, ...], new_split) -> int | None:
     return local[-1] if local else ndim - 1
 
 
-def _reshape_chunks(d, shape: tuple[int, ...], counts: Sequence[int]) -> _dndarray.DNDarray:
+def _reshape_chunks(
+    d: _dndarray.DNDarray, shape: tuple[int, ...], counts: Sequence[int]
+) -> _dndarray.DNDarray:
     """Each rank reshapes its own chunk to its share of ``shape`` (split 0 or None)."""
     if d.shape == tuple(shape) and _counts(d) == tuple(counts):
         return d.copy()
@@ -335,7 +339,7 @@ def _reshape_chunks(d, shape: tuple[int, ...], counts: Sequence[int]) -> _dndarr
     return _local([d], np.reshape, tuple(shape), split, counts, prefix="reshape", args_of=lshape)
 
 
-def _reshape_rows(b, shape: tuple[int, ...]) -> _dndarray.DNDarray:
+def _reshape_rows(b: _dndarray.DNDarray, shape: tuple[int, ...]) -> _dndarray.DNDarray:
     """Reshape a split-0 array to split 0 by moving C-order flat ranges (minimal movement).
 
     Rank ``r``'s chunk is the flat range of its rows; the balanced target
@@ -350,7 +354,7 @@ def _reshape_rows(b, shape: tuple[int, ...]) -> _dndarray.DNDarray:
     return _reshape_chunks(_with_counts(flat, 0, flat_dst), shape, dst)
 
 
-def reshape(a, *shape, new_split=None):
+def reshape(a: _dndarray.DNDarray, *shape, new_split: int | None = None) -> _dndarray.DNDarray:
     """Give ``a`` a new shape (C order), as :func:`numpy.reshape`.
 
     Parameters
@@ -419,7 +423,7 @@ def reshape(a, *shape, new_split=None):
     return rows if split == 0 else rows.resplit(split)
 
 
-def flatten(a):
+def flatten(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
     """The array as 1-D in C order; split 0 if ``a`` is split, else None.
 
     Built by :func:`reshape`: a split-0 array moves only the flat ranges that
@@ -434,7 +438,7 @@ def flatten(a):
     return reshape(a, (a.size,), new_split=0 if a.split is not None else None)
 
 
-def ravel(a):
+def ravel(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
     """The array as 1-D in C order (same as :func:`flatten`; always a new array).
 
     >>> import dndask as ht
@@ -445,7 +449,7 @@ def ravel(a):
 
 
 # ----------------------------------------------------------------- axis permutations
-def transpose(a, axes=None):
+def transpose(a: _dndarray.DNDarray, axes=None) -> _dndarray.DNDarray:
     """Permute the axes (reversed by default); the split follows its axis. Moves no data.
 
     >>> import dndask as ht
@@ -469,7 +473,7 @@ def transpose(a, axes=None):
     )
 
 
-def swapaxes(a, axis1, axis2):
+def swapaxes(a: _dndarray.DNDarray, axis1: int, axis2: int) -> _dndarray.DNDarray:
     """Interchange two axes; the split follows its axis. Moves no data.
 
     >>> import dndask as ht
@@ -484,7 +488,7 @@ def swapaxes(a, axis1, axis2):
     return transpose(a, tuple(order))
 
 
-def moveaxis(a, source, destination):
+def moveaxis(a: _dndarray.DNDarray, source, destination) -> _dndarray.DNDarray:
     """Move axes to new positions (as :func:`numpy.moveaxis`); the split follows. Moves no data.
 
     >>> import dndask as ht
@@ -507,7 +511,7 @@ def moveaxis(a, source, destination):
 
 
 # -------------------------------------------------------------- length-one axes
-def expand_dims(a, axis):
+def expand_dims(a: _dndarray.DNDarray, axis) -> _dndarray.DNDarray:
     """Insert length-one axes at ``axis`` (int or tuple); the split shifts. Moves no data.
 
     >>> import dndask as ht
@@ -536,7 +540,7 @@ def expand_dims(a, axis):
     )
 
 
-def squeeze(a, axis=None):
+def squeeze(a: _dndarray.DNDarray, axis=None) -> _dndarray.DNDarray:
     """Remove length-one axes (all of them by default); the split shifts.
 
     Squeezing a length-one split axis gives split=None: the one rank that
@@ -578,7 +582,7 @@ def squeeze(a, axis=None):
 
 
 # ------------------------------------------------------------------------- joining
-def _check_join_shapes(operands, axis: int, name: str) -> None:
+def _check_join_shapes(operands: Sequence[_dndarray.DNDarray], axis: int, name: str) -> None:
     ref = operands[0]
     for i, d in enumerate(operands):
         if d.ndim != ref.ndim:
@@ -595,7 +599,7 @@ def _check_join_shapes(operands, axis: int, name: str) -> None:
             )
 
 
-def _concatenate(operands, axis: int) -> _dndarray.DNDarray:
+def _concatenate(operands: Sequence[_dndarray.DNDarray], axis: int) -> _dndarray.DNDarray:
     dtype = np.result_type(*(d.dtype for d in operands))
     operands = [_cast(d, dtype) for d in operands]
     shape = list(operands[0].shape)
@@ -618,7 +622,7 @@ def _concatenate(operands, axis: int) -> _dndarray.DNDarray:
     return _assemble(sources, plan, shape, split, dst, "concatenate")
 
 
-def concatenate(arrays, axis=0):
+def concatenate(arrays, axis: int | None = 0) -> _dndarray.DNDarray:
     """Join arrays along an existing axis, as :func:`numpy.concatenate`.
 
     The result takes the split of the first split operand (Heat's rule; split
@@ -649,7 +653,7 @@ def concatenate(arrays, axis=0):
     return _concatenate(operands, axis)
 
 
-def stack(arrays, axis=0):
+def stack(arrays, axis: int = 0) -> _dndarray.DNDarray:
     """Join arrays of one shape along a new axis, as :func:`numpy.stack`.
 
     The result takes the split of the first split operand, shifted past the
@@ -672,7 +676,7 @@ def stack(arrays, axis=0):
     return _concatenate([expand_dims(d, axis) for d in operands], axis)
 
 
-def vstack(arrays):
+def vstack(arrays) -> _dndarray.DNDarray:
     """Stack arrays row-wise (1-D arrays become rows), as :func:`numpy.vstack`.
 
     >>> import dndask as ht
@@ -689,7 +693,7 @@ def vstack(arrays):
     return _concatenate(operands, 0)
 
 
-def hstack(arrays):
+def hstack(arrays) -> _dndarray.DNDarray:
     """Stack arrays column-wise (1-D arrays join end to end), as :func:`numpy.hstack`.
 
     >>> import dndask as ht
@@ -704,7 +708,7 @@ def hstack(arrays):
 
 
 # ------------------------------------------------------------------ reordering
-def flip(a, axis=None):
+def flip(a: _dndarray.DNDarray, axis=None) -> _dndarray.DNDarray:
     """Reverse the order of elements along ``axis`` (all axes by default).
 
     Along the split axis the counts are reversed: rank ``r`` receives the
@@ -749,7 +753,7 @@ def _roll_shifts(shift, axis, ndim: int) -> dict[int, int]:
     return total
 
 
-def roll(a, shift, axis=None):
+def roll(a: _dndarray.DNDarray, shift, axis=None) -> _dndarray.DNDarray:
     """Roll elements along ``axis``, as :func:`numpy.roll` (tuple shifts and axes too).
 
     Along the split axis the counts stay; each rank receives the global rows
@@ -894,7 +898,9 @@ def _window(mode: str, n: int, widths: tuple[int, int], side: int, kwargs: dict)
     return ((0, rows) if side == 0 else (n - rows, n)), own
 
 
-def _pad_local(d, axis: int, widths, mode: str, kwargs: dict) -> _dndarray.DNDarray:
+def _pad_local(
+    d: _dndarray.DNDarray, axis: int, widths, mode: str, kwargs: dict
+) -> _dndarray.DNDarray:
     """Pad a non-split axis: every rank pads its own chunk."""
     shape = tuple(s + sum(widths) if a == axis else s for a, s in enumerate(d.shape))
     pad_width = _pad_width(d.ndim, axis, widths)
@@ -910,7 +916,9 @@ def _pad_local(d, axis: int, widths, mode: str, kwargs: dict) -> _dndarray.DNDar
     )
 
 
-def _pad_split_constant(d, widths, mode: str, kwargs: dict) -> _dndarray.DNDarray:
+def _pad_split_constant(
+    d: _dndarray.DNDarray, widths, mode: str, kwargs: dict
+) -> _dndarray.DNDarray:
     """Constant/empty padding of the split axis: rank 0 and the last rank pad their own chunk."""
     axis, size = d.split, d.comm.size
     counts = _layout.padded_counts(_counts(d), *widths)
@@ -924,7 +932,16 @@ def _pad_split_constant(d, widths, mode: str, kwargs: dict) -> _dndarray.DNDarra
     return _local([d], _pad_chunk, shape, axis, counts, prefix="pad", args_of=args)
 
 
-def _side_task(d, side: int, widths, mode: str, kwargs: dict, name: str, dsk: dict, hints: dict):
+def _side_task(
+    d: _dndarray.DNDarray,
+    side: int,
+    widths,
+    mode: str,
+    kwargs: dict,
+    name: str,
+    dsk: dict,
+    hints: dict,
+):
     """Add the tasks of one side's padding rows to ``dsk``; return their key."""
     axis, n, size = d.split, d.shape[d.split], d.comm.size
     target = 0 if side == 0 else size - 1
@@ -958,7 +975,7 @@ def _side_task(d, side: int, widths, mode: str, kwargs: dict, name: str, dsk: di
     return key
 
 
-def _pad_split_rows(d, widths, mode: str, kwargs: dict) -> _dndarray.DNDarray:
+def _pad_split_rows(d: _dndarray.DNDarray, widths, mode: str, kwargs: dict) -> _dndarray.DNDarray:
     """Padding of the split axis that depends on the data: rows built from the axis's ends.
 
     Each side's rows are computed from the few rows numpy would read (moved
@@ -988,15 +1005,15 @@ def _pad_split_rows(d, widths, mode: str, kwargs: dict) -> _dndarray.DNDarray:
 
 
 def pad(
-    a,
+    a: _dndarray.DNDarray,
     pad_width,
-    mode="constant",
+    mode: str = "constant",
     constant_values=0,
     *,
     end_values=0,
     stat_length=None,
-    reflect_type="even",
-):
+    reflect_type: str = "even",
+) -> _dndarray.DNDarray:
     """Pad an array, as :func:`numpy.pad`.
 
     Modes: ``constant``, ``edge``, ``linear_ramp``, ``maximum``, ``mean``,
@@ -1066,7 +1083,7 @@ def _repeats(repeats):
     return values
 
 
-def repeat(a, repeats, axis=None):
+def repeat(a: _dndarray.DNDarray, repeats, axis: int | None = None) -> _dndarray.DNDarray:
     """Repeat elements, as :func:`numpy.repeat`.
 
     ``repeats`` is an int or a 1-D array (one entry per element along
@@ -1110,7 +1127,7 @@ def repeat(a, repeats, axis=None):
     return _local([a], np.repeat, shape, axis, new_counts, prefix="repeat", args_of=args)
 
 
-def tile(a, reps):
+def tile(a: _dndarray.DNDarray, reps) -> _dndarray.DNDarray:
     """Repeat the whole array ``reps`` times per axis, as :func:`numpy.tile`.
 
     With more entries in ``reps`` than ``a.ndim``, ``a`` gains leading axes

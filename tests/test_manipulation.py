@@ -8,10 +8,12 @@ they need.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 import torch
-from conftest import assert_layout, layouts
+from conftest import assert_layout, holders, layouts, received_bytes
 from dask.core import get_dependencies
 
 import dndask as ht
@@ -722,3 +724,91 @@ def test_results_are_new_arrays(comm_of):
         assert b is not a
         b += 1
     np.testing.assert_array_equal(a.numpy(), g)
+
+
+# ------------------------------------------------------- bytes on the network
+def moved_bytes(client, build, *args) -> tuple[ht.DNDarray, int]:
+    """``build(*args)`` persisted, and the bytes the workers fetched from each other for it."""
+    since = time.time()
+    out = build(*args).persist()
+    return out, received_bytes(client, since)
+
+
+def remote_rows(plan) -> int:
+    """Rows a plan takes from another rank than the one it builds."""
+    return sum(p.stop - p.start for r, ps in enumerate(plan) for p in ps if p.src != r)
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_network_traffic_is_what_the_plans_say(client, comm_of, n):
+    comm = comm_of(n)
+    cols = 500
+    row = cols * 8
+    g = data((12, cols), np.float64)
+
+    def fresh(values=g, uneven=False) -> ht.DNDarray:
+        # a new persisted source: no replica of its chunks left by an earlier move
+        return make(values * 1.0, 0, comm, uneven).persist()
+
+    src = list(_layout.balanced_counts(12, n))
+    # local operations: nothing crosses the network
+    for build in (
+        lambda a: a.T,
+        lambda a: a.expand_dims(0),
+        lambda a: a.repeat(2, axis=0),
+        lambda a: ht.pad(a, ((2, 3), (1, 1))),
+        lambda a: a.reshape(12, 2, cols // 2),
+        lambda a: ht.concatenate([a, a * 2], axis=1),
+        lambda a: ht.roll(a, 7, 1),
+    ):
+        a = fresh()
+        out, moved = moved_bytes(client, build, a)
+        assert moved == 0
+        assert holders(client, out) == [(w,) for w in comm.workers]
+    # reshape split 0 -> 0: the flat ranges that change owner, nothing else
+    a = fresh()
+    out, moved = moved_bytes(client, lambda: a.reshape(6, 2 * cols))
+    flat_dst = [c * 2 * cols for c in counts(out)]
+    assert moved == _layout.moved_rows([c * cols for c in src], flat_dst) * 8
+    np.testing.assert_array_equal(out.numpy(), g.reshape(6, 2 * cols))
+    # flip: mirrored ranks swap their chunks; a middle rank keeps its own
+    a = fresh()
+    out, moved = moved_bytes(client, lambda: a.flip(0))
+    assert moved == sum(c for r, c in enumerate(src) if r != n - 1 - r) * row
+    # roll along split: only the rows each plan takes from another rank
+    a = fresh()
+    out, moved = moved_bytes(client, lambda: ht.roll(a, 5, 0))
+    assert moved == remote_rows(_layout.plan_roll(src, 5)) * row
+    # concatenate along split: only the rows whose balanced owner differs
+    a, b = fresh(), fresh(g[:5])
+    out, moved = moved_bytes(client, lambda: ht.concatenate([a, b]))
+    _, plan = _layout.plan_concatenation([src, counts(b)], n)
+    assert moved == remote_rows(plan) * row
+    assert holders(client, out) == [(w,) for w in comm.workers]
+    np.testing.assert_array_equal(out.numpy(), np.concatenate([g, g[:5]]))
+    # edge padding along split: one row travels to rank 0 when rank 0 is empty
+    c = fresh(uneven=True)
+    out, moved = moved_bytes(client, lambda: ht.pad(c, ((2, 1), (0, 0)), mode="edge"))
+    assert moved == row
+    np.testing.assert_array_equal(out.numpy(), np.pad(g, ((2, 1), (0, 0)), mode="edge"))
+
+
+def test_zero_dimensional_inputs(comm_of):
+    comm = comm_of(3)
+    g = np.array(5)
+    a = ht.array(g, comm=comm)
+    assert_layout(a.reshape(1, 1), g.reshape(1, 1), None, comm)
+    assert_layout(a.reshape((1,), new_split=0), g.reshape(1), 0, comm)
+    assert_layout(a.flatten(), g.ravel(), None, comm)
+    assert_layout(a.T, g.T, None, comm)
+    assert_layout(a.expand_dims((0, 1)), np.expand_dims(g, (0, 1)), None, comm)
+    assert_layout(a.squeeze(), np.squeeze(g), None, comm)
+    assert_layout(a.flip(), np.flip(g), None, comm)
+    assert_layout(ht.roll(a, 3), np.roll(g, 3), None, comm)
+    assert_layout(a.repeat(3), np.repeat(g, 3), None, comm)
+    assert_layout(ht.tile(a, (2, 2)), np.tile(g, (2, 2)), None, comm)
+    assert_layout(ht.pad(a, 2), np.pad(g, 2), None, comm)
+    with pytest.raises(ValueError, match="`new_split` must be None for a 0-dimensional array"):
+        a.reshape((), new_split=0)
+    with pytest.raises(ValueError, match="`axis` must be None for a 0-dimensional array"):
+        a.repeat(2, axis=0)
