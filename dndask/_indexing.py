@@ -541,6 +541,17 @@ def _owners(idx: np.ndarray, counts: tuple[int, ...]) -> np.ndarray:
     return np.searchsorted(np.cumsum(counts), idx, side="right")
 
 
+def _by_owner(idx: np.ndarray, counts: tuple[int, ...]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The positions of ``idx`` grouped by owning rank, in order within each rank.
+
+    Returns the positions in rank order (one stable sort) and each rank's share of them.
+    """
+    owners = _owners(idx, counts)
+    grouped = np.argsort(owners, kind="stable")
+    bounds = np.cumsum(np.bincount(owners, minlength=len(counts)))
+    return grouped, np.split(grouped, bounds[:-1])
+
+
 def _flattened(items: tuple[Item, ...]) -> list[Item]:
     """``items`` with every index array raveled (the broadcast dimensions as one)."""
     return [it._replace(value=it.value.reshape(-1)) if it.kind == "array" else it for it in items]
@@ -582,13 +593,16 @@ def plan_fetch(key: Key, split: int | None, counts: tuple[int, ...]) -> FetchPla
 
 def _fetch_slice(key, layout, split, counts, pos, it) -> FetchPlan:
     displs = _layout.displacements(counts)
-    order = range(len(counts)) if it.value.step > 0 else range(len(counts) - 1, -1, -1)
+    rows = it.value
     pieces = []
-    for s in order:
-        i0, i1 = positions_in(it.value, displs[s], displs[s] + counts[s])
-        if i1 > i0:
-            sub = Item("slice", split, it.value[i0:i1])
-            pieces.append((s, local_key(_replace(key, pos, _shifted(sub, displs[s])).items)))
+    if len(rows):
+        first, last = sorted(_owners(np.array([rows[0], rows[-1]]), counts).tolist())
+        ranks = range(first, last + 1) if rows.step > 0 else range(last, first - 1, -1)
+        for s in ranks:
+            i0, i1 = positions_in(rows, displs[s], displs[s] + counts[s])
+            if i1 > i0:
+                sub = Item("slice", split, rows[i0:i1])
+                pieces.append((s, local_key(_replace(key, pos, _shifted(sub, displs[s])).items)))
     return FetchPlan(tuple(pieces), layout.dims.index(("axis", split)), None, layout.shape)
 
 
@@ -596,20 +610,18 @@ def _fetch_array(key, layout, counts, pos) -> FetchPlan:
     """Integer arrays on the split axis: one piece per source rank, then reorder."""
     displs = _layout.displacements(counts)
     flat = _flattened(key.items)
-    idx = flat[pos].value
-    owners = _owners(idx, counts)
-    pieces, taken = [], []
-    for s in np.unique(owners).tolist():
-        sel = np.flatnonzero(owners == s)
+    grouped, shares = _by_owner(flat[pos].value, counts)
+    pieces = []
+    for s, sel in enumerate(shares):
+        if not sel.size:
+            continue
         local = [it._replace(value=it.value[sel]) if it.kind == "array" else it for it in flat]
         local[pos] = _shifted(local[pos], displs[s])
         pieces.append((s, local_key(tuple(local))))
-        taken.append(sel)
     order = None
-    if taken:
-        positions = np.concatenate(taken)
-        if np.any(np.diff(positions) < 0):
-            order = np.argsort(positions, kind="stable")
+    if np.any(np.diff(grouped) < 0):
+        order = np.empty_like(grouped)
+        order[grouped] = np.arange(grouped.size)  # the inverse permutation
     return FetchPlan(tuple(pieces), layout.dims.index(("adv", 0)), order, layout.shape)
 
 
@@ -775,11 +787,10 @@ def _set_mask(key, layout, split, counts, it, true_counts) -> tuple:
 def _set_array(key, layout, counts, pos) -> tuple:
     displs = _layout.displacements(counts)
     flat = _flattened(key.items)
-    owners = _owners(flat[pos].value, counts)
+    _, shares = _by_owner(flat[pos].value, counts)
     d = layout.dims.index(("adv", 0))
     targets = []
-    for r in range(len(counts)):
-        sel = np.flatnonzero(owners == r)
+    for r, sel in enumerate(shares):
         if not sel.size:
             targets.append(None)
             continue

@@ -349,7 +349,7 @@ def arrays_over(comm, g: np.ndarray, split):
     if split is not None and comm.size > 1:
         target = a.lshape_map
         target[:, split] = torch.tensor(distributions(g.shape[split], comm.size)[1])
-        yield a.redistribute(target_map=target)
+        yield a.copy().redistribute_(target_map=target)
 
 
 def expected_split_and_counts(key, shape, split, counts):
