@@ -751,7 +751,7 @@ def plan_setitem(key: Key, split: int | None, counts: tuple[int, ...], true_coun
     if it.kind == "slice":
         return SetPlan(layout.shape, _set_slice(key, layout, split, counts, pos, it))
     if it.kind == "mask":
-        return SetPlan(layout.shape, _set_mask(key, layout, split, counts, it, true_counts))
+        return SetPlan(layout.shape, _set_mask(key, layout, split, len(counts), it, true_counts))
     return SetPlan(layout.shape, _set_array(key, layout, counts, pos))
 
 
@@ -769,10 +769,10 @@ def _set_slice(key, layout, split, counts, pos, it) -> tuple:
     return tuple(targets)
 
 
-def _set_mask(key, layout, split, counts, it, true_counts) -> tuple:
+def _set_mask(key, layout, split, size, it, true_counts) -> tuple:
     local = local_key(key.items)
-    if true_counts is None:
-        return tuple((local, ALL) for _ in counts)
+    if true_counts is None:  # the value is broadcast along the mask: every rank assigns it all
+        return ((local, ALL),) * size
     d = layout.dims.index(("adv", 0))
     table = np.asarray(true_counts, dtype=np.int64)
     if split == it.axis:
