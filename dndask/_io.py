@@ -147,7 +147,10 @@ def _open_hdf5(path: str, mode: str = "r", caller: str = "load_hdf5"):
     try:
         return h5py.File(path, mode)
     except OSError as exc:
-        raise ValueError(f"`path` {path!r} cannot be opened as an HDF5 file: {exc}") from None
+        problem = str(exc)
+    # raised outside the handler: a worker's error travels with its context, and
+    # library exceptions do not always survive that trip
+    raise ValueError(f"`path` {path!r} cannot be opened as an HDF5 file: {problem}")
 
 
 def _hdf5_datasets(f) -> list[str]:
@@ -248,20 +251,19 @@ def _netcdf_meta(path: str, variable: str):
     try:
         f = h5netcdf.File(path, "r")
     except OSError as exc:
+        f, problem = None, str(exc)
+    if f is None:
         raise ValueError(
             f"`path` {path!r} is not a netCDF-4 (HDF5) file; netCDF-3 files are not "
-            f"supported: {exc}"
-        ) from None
+            f"supported: {problem}"
+        )
     with f:
-        try:
-            var = f[variable]
-        except KeyError:
-            var = None
+        var = f.get(variable)
         if not isinstance(var, h5netcdf.Variable):
             raise KeyError(
                 f"`variable` {variable!r} is not a variable of {path!r}; "
                 f"it holds {list(f.variables)}"
-            ) from None
+            )
         return (
             tuple(int(s) for s in var.shape),
             var.dtype.str,
@@ -328,7 +330,9 @@ def _zarr_array(path: str, component: str | None):
     try:
         node = zarr.open(store=path, mode="r")
     except Exception as exc:  # zarr's own errors differ between versions
-        raise ValueError(f"`path` {path!r} is not a zarr store: {exc}") from None
+        node, problem = None, str(exc)
+    if node is None:
+        raise ValueError(f"`path` {path!r} is not a zarr store: {problem}")
     is_group = isinstance(node, zarr.Group)
     if component is None:
         if is_group:
