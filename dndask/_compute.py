@@ -5,12 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 
 import dask
 import dask.array as da
 import distributed
 import numpy as np
+from dask._task_spec import Task, TaskRef
 from dask.array.core import concatenate3
 from dask.core import flatten
 
@@ -70,15 +72,45 @@ def wait(futures: Sequence[distributed.Future]) -> None:
     distributed.wait(futures)
 
 
+def _identity(value):
+    return value
+
+
+def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, dict]:
+    """The graph plus one alias task per output key, under names unique to this call.
+
+    Computing the same keys twice in a row would otherwise hand the client a
+    stale "finished" state for keys the scheduler is still releasing from the
+    previous call ("Couldn't gather keys"). The aliases run where their chunk
+    is (they are pinned like it), so nothing extra moves.
+    """
+    token = uuid.uuid4().hex
+    dsk = dict(graph)
+    table = dict(table)
+    counter = iter(range(len(list(flatten(keys, container=list)))))
+
+    def alias(structure):
+        if isinstance(structure, list):
+            return [alias(s) for s in structure]
+        new = (f"dndask-result-{token}", next(counter))
+        dsk[new] = Task(new, _identity, TaskRef(structure))
+        if structure in table:
+            table[new] = table[structure]
+        return new
+
+    return dsk, alias(keys), table
+
+
 def compute(array: da.Array, client: distributed.Client, table: Mapping) -> np.ndarray:
     """Compute ``array``'s chunks on their workers and assemble them in the driver.
 
     The chunks travel straight to the driver: no worker first gathers the
     whole array (which a Dask ``finalize`` task would do).
     """
+    (optimized,) = dask.optimize(array)
+    dsk, keys, table = _fresh_outputs(optimized.__dask_graph__(), optimized.__dask_keys__(), table)
     with _placed(table):
-        (optimized,) = dask.optimize(array)
-        futures = client.get(optimized.__dask_graph__(), optimized.__dask_keys__(), sync=False)
+        futures = client.get(dsk, keys, sync=False)
     flat = list(flatten(futures, container=list))
     wait(flat)
     parts = client.gather(futures)

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from dask.base import tokenize
 
-from . import _distribution, _dndarray, _layout, _types
+from . import _dndarray, _layout, _scan, _types
 from ._torch import from_torch
 
 
@@ -293,15 +293,17 @@ def cumulative(np_fn: Callable, dask_fn: Callable, a: _dndarray.DNDarray, axis, 
     (ax,) = _layout.normalize_axes(axis, a.ndim)
     dtype = None if dtype is None else _types.canonical_dtype(dtype)
     x = a.to_dask()
+    local = functools.partial(np_fn, axis=ax, dtype=dtype)
+    out_dtype = _result_dtype(local, x.dtype, x.ndim)
+    hints: dict = {}
     if a.split == ax:
-        result = dask_fn(x, axis=ax, dtype=dtype)
-        if result.chunks != x.chunks:
-            result = _distribution.restore_empty_ranks(result, ax, a._counts())
+        combine = np.add if np_fn is np.cumsum else np.multiply
+        result, hints = _scan.split_scan(np_fn, combine, x, ax, out_dtype)
     else:
-        local = functools.partial(np_fn, axis=ax, dtype=dtype)
-        out_dtype = _result_dtype(local, x.dtype, x.ndim)
         result = x.map_blocks(local, dtype=out_dtype, meta=np.empty((0,) * x.ndim, out_dtype))
-    return into(out, _dndarray.from_dask(result, a.split, a.comm, parents=(a,)), name)
+    out_array = _dndarray.from_dask(result, a.split, a.comm, parents=(a,))
+    out_array._hints.update(hints)
+    return into(out, out_array, name)
 
 
 def _check_operand(a: object, name: str) -> None:

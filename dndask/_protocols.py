@@ -118,6 +118,8 @@ def _target(func: Callable) -> Callable | None:
     name = _RENAMED.get(func.__name__, func.__name__)
     module = getattr(func, "__module__", "") or ""
     if module.startswith("numpy.linalg"):
+        if name in _NUMPY_LINALG:
+            return _NUMPY_LINALG[name]
         return getattr(linalg, name, None) if name in linalg.__all__ else None
     if module != "numpy" and not module.startswith("numpy._core") and module != "numpy.core":
         return None
@@ -127,6 +129,14 @@ def _target(func: Callable) -> Callable | None:
         target = getattr(dndask, name, None)
         return target if callable(target) and not isinstance(target, type) else None
     return None
+
+
+def _public_name(func: Callable) -> str:
+    """``numpy.sort``, ``numpy.fft.fft``: the name a user typed."""
+    module = getattr(func, "__module__", None) or "numpy"
+    if module.startswith(("numpy._core", "numpy.core")):
+        module = "numpy"
+    return f"{module}.{func.__name__}"
 
 
 def _call(target: Callable, func: Callable, args: tuple, kwargs: dict):
@@ -162,7 +172,7 @@ def array_function(func: Callable, types: tuple, args: tuple, kwargs: dict):
             return NotImplemented
     target = _target(func)
     if target is None:
-        raise _unsupported(f"numpy.{func.__name__}")
+        raise _unsupported(_public_name(func))
     return _call(target, func, args, kwargs)
 
 
@@ -179,6 +189,24 @@ def _size(a, axis=None):
         return np.size(a, axis)
     return a.size if axis is None else a.shape[axis]
 
+
+def _numpy_qr(a, mode="reduced"):
+    """``numpy.linalg.qr``: numpy's return convention (``R`` alone for ``mode="r"``)."""
+    q, r = _linalg.qr(a, mode=mode)
+    return r if mode == "r" else (q, r)
+
+
+def _numpy_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """``numpy.linalg.svd``: numpy's convention, ``(U, S, Vh)`` with ``Vh = V^H``."""
+    if hermitian:
+        raise _unsupported("numpy.linalg.svd with `hermitian=True`")
+    if not compute_uv:
+        return _linalg.svd(a, full_matrices=False, compute_uv=False)  # S is the same either way
+    u, s, v = _linalg.svd(a, full_matrices=full_matrices)
+    return u, s, v.conj().T
+
+
+_NUMPY_LINALG = {"qr": _numpy_qr, "svd": _numpy_svd}
 
 # numpy functions that only read metadata: answered without touching the data
 _META = {"shape": _shape, "ndim": _ndim, "size": _size}

@@ -17,6 +17,7 @@ both a NotImplementedError and an AttributeError, so ``hasattr`` answers False.
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -267,7 +268,7 @@ def astype(x: DNDarray, dtype, /, *, copy: bool = True) -> DNDarray:
 def can_cast(from_, to, /) -> bool:
     """Whether numpy's safe casting allows ``from_`` to ``to``."""
     source = from_.dtype if isinstance(from_, DNDarray) else from_
-    return bool(np.can_cast(source, to, "safe"))
+    return builtins.bool(np.can_cast(source, to, "safe"))
 
 
 def result_type(*arrays_and_dtypes):
@@ -308,9 +309,7 @@ def isdtype(dtype, kind) -> bool:
     return np.dtype(dtype) == np.dtype(kind)
 
 
-def _any_true(values) -> bool:
-    import builtins
-
+def _any_true(values) -> builtins.bool:
     return builtins.any(values)
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import torch
 import pytest
+import torch
 
 os.environ.setdefault("DNDASK_PROGRESS", "off")
 
@@ -109,3 +109,12 @@ def skewed(a: ht.DNDarray) -> ht.DNDarray:
     target = a.lshape_map
     target[:, a.split] = torch.tensor(counts)
     return a.redistribute(target_map=target)
+
+
+def values_of(arrays) -> list[np.ndarray]:
+    """The values of many DNDarrays in one round trip (for tests that check hundreds)."""
+    arrays = list(arrays)
+    if not arrays:
+        return []
+    client = arrays[0].comm.client
+    return client.gather(client.compute([a.to_dask() for a in arrays]))
