@@ -1,0 +1,338 @@
+"""xarray views of DNDarrays, the stateless .dnd accessor, and the climate example."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import dask.array as da
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+import xarray as xr
+from conftest import assert_layout, holders, layouts, received_bytes
+
+import dndask as ht
+from dndask import _xarray
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DIMS = ("time", "lat", "lon")
+
+
+def labelled(n: int, comm, days: int = 40) -> tuple[xr.DataArray, xr.DataArray]:
+    """A (days, 4, 5) field split by time over ``comm``, and the same data in memory."""
+    values = np.arange(days * 20, dtype=np.float64).reshape(days, 4, 5) % 17
+    coords = {
+        "time": pd.date_range("2000-01-01", periods=days, freq="D"),
+        "lat": np.arange(4.0),
+        "lon": np.arange(5.0) * 10,
+    }
+    a = ht.array(values, split=0, comm=comm)
+    split = a.to_xarray(dims=DIMS, coords=coords, name="t", attrs={"units": "K"})
+    return split, xr.DataArray(values, dims=DIMS, coords=coords, name="t", attrs={"units": "K"})
+
+
+# ------------------------------------------------------------------- to_xarray
+@pytest.mark.parametrize(("shape", "split", "n"), layouts([(7, 4, 3), (3, 2)]))
+def test_to_xarray_wraps_the_same_graph(comm_of, shape, split, n):
+    comm = comm_of(n)
+    expected = np.arange(np.prod(shape)).reshape(shape)
+    a = ht.array(expected, split=split, comm=comm)
+    x = a.to_xarray()
+    assert x.data is a.to_dask()  # no compute, no copy
+    assert x.dims == tuple(f"dim_{i}" for i in range(len(shape)))
+    assert x.dnd.split == (None if split is None else f"dim_{split}")
+    assert x.dnd.comm == comm
+    assert x.dnd.lshape_map.tolist() == a.lshape_map.tolist()
+    b = x.dnd.to_dndarray()
+    assert b.to_dask().name == a.to_dask().name  # chunks kept: nothing rechunked
+    assert_layout(b, expected, split, comm)
+
+
+def test_to_xarray_keeps_unbalanced_and_empty_ranks(comm_of):
+    comm = comm_of(4)
+    a = ht.arange(9, split=0, comm=comm)
+    target = a.lshape_map
+    target[:, 0] = torch.tensor([0, 5, 0, 4])
+    a.redistribute_(target_map=target)
+    x = a.to_xarray(dims="n", coords={"n": np.arange(9) * 2})
+    assert x.dnd.lshape_map[:, 0].tolist() == [0, 5, 0, 4]
+    assert x.sel(n=slice(4, 12)).values.tolist() == [2, 3, 4, 5, 6]
+    assert_layout(x.dnd.to_dndarray(), np.arange(9), 0, comm)
+    assert x.dnd.balance().dnd.lshape_map[:, 0].tolist() == [3, 2, 2, 2]
+
+
+def test_to_xarray_bad_input(comm_of):
+    a = ht.zeros((2, 3), split=0, comm=comm_of(2))
+    with pytest.raises(ValueError, match="`dims` must name 2 dimensions, got 1"):
+        a.to_xarray(dims=("x",))
+    with pytest.raises(ValueError, match="`dims` must not repeat a name"):
+        a.to_xarray(dims=("x", "x"))
+    with pytest.raises(TypeError, match="`a` must be a DNDarray, got ndarray"):
+        _xarray.to_xarray(np.zeros(2))
+    assert a.split == 0 and a.lshape_map.tolist() == [[1, 3], [1, 3]]
+
+
+# ------------------------------------------------------- xarray operations
+OPERATIONS = [
+    ("arithmetic", lambda v: (v * 2 + 1) / v.lon.max(), "time"),
+    ("mean over time", lambda v: v.mean("time"), None),
+    ("mean over lat", lambda v: v.mean("lat"), "time"),
+    ("sel lat", lambda v: v.sel(lat=slice(1, 2)), "time"),
+    ("isel time", lambda v: v.isel(time=slice(3, 17)), "time"),
+    ("isel inside a rank", lambda v: v.isel(time=slice(0, 4)), "time"),
+    ("sel one day", lambda v: v.sel(time="2000-01-05"), None),
+    ("resample", lambda v: v.resample(time="7D").mean(), "time"),
+    ("transpose", lambda v: v.transpose("lon", "time", "lat"), "time"),
+    ("where", lambda v: v.where(v > 5, 0), "time"),
+]
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+@pytest.mark.parametrize(("label", "op", "split"), OPERATIONS, ids=[o[0] for o in OPERATIONS])
+def test_xarray_operations_keep_or_report_the_split(comm_of, n, label, op, split):
+    comm = comm_of(n)
+    x, memory = labelled(n, comm)
+    result, expected = op(x), op(memory)
+    assert isinstance(result.data, da.Array)
+    assert result.dnd.split == split
+    assert result.dnd.comm == comm
+    b = result.dnd.to_dndarray()
+    axis = None if split is None else result.dims.index(split)
+    assert_layout(b, expected.values, axis, comm)
+    xr.testing.assert_allclose(result.compute(), expected)
+
+
+def test_groupby_mean_reports_what_the_chunks_say(comm_of):
+    comm = comm_of(3)
+    x, memory = labelled(3, comm)
+    result = x.groupby("time.dayofweek").mean()
+    expected = memory.groupby("time.dayofweek").mean()
+    xr.testing.assert_allclose(result.compute(), expected)
+    chunked = [d for d, c in zip(result.dims, result.data.chunks, strict=True) if len(c) > 1]
+    assert result.dnd.split == (chunked[0] if chunked else None)
+    axis = result.dims.index(result.dnd.split) if result.dnd.split else None
+    assert_layout(result.dnd.to_dndarray(), expected.values, axis, comm)
+    anomalies = x.groupby("time.dayofweek") - result
+    assert anomalies.dnd.split == "time"
+    xr.testing.assert_allclose(anomalies.compute(), memory.groupby("time.dayofweek") - expected)
+
+
+def test_one_rank_remembers_the_split_dimension(comm_of):
+    comm = comm_of(1)
+    x, _ = labelled(1, comm)
+    assert x.dnd.split == "time"  # one chunk everywhere: the remembered dimension tells
+    assert x.mean("lat").dnd.split == "time"
+    assert x.mean("time").dnd.split is None
+    assert x.dnd.to_dndarray().split == 0
+
+
+# ---------------------------------------------------------- accessor methods
+@pytest.mark.parametrize("n", [2, 5])
+def test_resplit_redistribute_balance_persist(client, comm_of, n):
+    comm = comm_of(n)
+    x, memory = labelled(n, comm, days=9)
+    by_lon = x.dnd.resplit("lon")
+    assert by_lon.dnd.split == "lon"
+    assert by_lon.dims == x.dims and by_lon.attrs == {"units": "K"} and by_lon.name == "t"
+    xr.testing.assert_identical(by_lon.compute(), memory)
+    assert x.dnd.split == "time"  # the original is untouched
+    assert x.dnd.resplit(1).dnd.split == "lat"
+    gathered = x.dnd.resplit(None)
+    assert gathered.dnd.split is None
+    assert gathered.dnd.lshape_map.tolist() == [[9, 4, 5]] * n
+
+    target = x.dnd.lshape_map
+    target[:, 0] = 0
+    target[-1, 0] = 9
+    moved = x.dnd.redistribute(target)
+    assert moved.dnd.lshape_map[:, 0].tolist() == [0] * (n - 1) + [9]
+    xr.testing.assert_identical(moved.compute(), memory)
+    assert moved.dnd.balance().dnd.lshape_map.tolist() == x.dnd.lshape_map.tolist()
+
+    persisted = by_lon.dnd.persist()
+    assert holders(client, persisted.dnd.to_dndarray()) == [(w,) for w in comm.workers]
+    since = time.time()
+    assert persisted.dnd.to_dndarray().persist().split == 2
+    assert received_bytes(client, since) == 0
+    xr.testing.assert_identical(persisted.compute(), memory)
+
+
+def test_accessor_bad_input(comm_of):
+    x, _ = labelled(2, comm_of(2), days=4)
+    with pytest.raises(ValueError, match=r"`dim` must be a dimension of \('time', 'lat', 'lon'\)"):
+        x.dnd.resplit("depth")
+    with pytest.raises(ValueError, match=r"`dim` must be in \[-3, 2\]"):
+        x.dnd.resplit(3)
+    target = x.dnd.lshape_map
+    target[0, 0] = 7
+    with pytest.raises(ValueError, match="`target_map` must sum to 4 along axis 0"):
+        x.dnd.redistribute(target)
+    assert x.dnd.split == "time" and x.dnd.lshape_map[:, 0].tolist() == [2, 2]
+
+
+def test_comm_follows_the_lineage(comm_of):
+    comm = comm_of(3)
+    x, _ = labelled(3, comm)
+    derived = ((x - x.mean("time")) ** 2).isel(lat=[0, 2])
+    assert derived.dnd.comm == comm
+    assert derived.dnd.to_dndarray().comm == comm
+    # a Dask array dndask never saw: the default comm, conformed to it
+    foreign = xr.DataArray(da.ones((10, 3), chunks=(4, 3)), dims=("time", "x"))
+    assert foreign.dnd.split == "time"
+    assert foreign.dnd.comm == ht.get_comm()
+    b = foreign.dnd.to_dndarray()
+    assert b.comm == ht.get_comm() and b.balanced
+    numpy_backed = xr.DataArray(np.ones((3, 2)), dims=("a", "b"))
+    assert numpy_backed.dnd.split is None
+    assert_layout(numpy_backed.dnd.to_dndarray(), np.ones((3, 2)), None, ht.get_comm())
+
+
+def test_table_is_bounded(comm_of, monkeypatch):
+    monkeypatch.setattr(_xarray, "_REGISTRY_SIZE", 2)
+    comm = comm_of(2)
+    first = ht.zeros((4, 2), split=0, comm=comm).to_xarray(dims=("t", "x"))
+    for cols in (3, 4):  # distinct arrays (same arguments give the same Dask name)
+        ht.ones((4, cols), split=0, comm=comm).to_xarray(dims=("t", "x"))
+    assert len(_xarray._origins) <= 2
+    # evicted: the chunks still say split "t", the comm falls back to the default
+    assert first.dnd.split == "t"
+    assert first.dnd.comm == ht.get_comm()
+
+
+# ---------------------------------------------------------------- from_xarray
+@pytest.mark.parametrize("n", [1, 2, 5])
+@pytest.mark.parametrize("split", [None, "time", "lon", 1, -1])
+def test_from_xarray_numpy_backed(comm_of, n, split):
+    comm = comm_of(n)
+    _, memory = labelled(n, comm, days=3)
+    a = ht.from_xarray(memory, split=split, comm=comm)
+    axis = {None: None, "time": 0, "lon": 2, 1: 1, -1: 2}[split]
+    assert_layout(a, memory.values, axis, comm)
+
+
+def test_from_xarray_dask_backed_keeps_chunks_and_comm(comm_of):
+    comm = comm_of(3)
+    x, memory = labelled(3, comm)
+    a = ht.from_xarray(x, split="time")
+    assert a.comm == comm and a.to_dask() is x.data
+    b = ht.from_xarray(x.mean("lat"), split="lon")  # another axis: resplit by rechunking
+    assert_layout(b, memory.mean("lat").values, 1, comm)
+    c = ht.from_xarray(x, split=0, comm=comm_of(5))
+    assert_layout(c, memory.values, 0, comm_of(5))
+
+
+def test_from_xarray_dataset(comm_of):
+    comm = comm_of(2)
+    x, memory = labelled(2, comm, days=6)
+    ds = xr.Dataset({"t": memory, "z": ("lat", np.arange(4.0)), "m": x.mean("time")})
+    out = ht.from_xarray(ds, split="time", comm=comm)
+    assert sorted(out) == ["m", "t", "z"]
+    assert_layout(out["t"], memory.values, 0, comm)
+    assert_layout(out["z"], np.arange(4.0), None, comm)
+    assert out["m"].split is None
+    lat = ht.from_xarray(ds, split="lat", comm=comm)
+    assert [lat[k].split for k in ("t", "z", "m")] == [1, 0, 0]
+
+
+def test_from_xarray_bad_input(comm_of):
+    _, memory = labelled(2, comm_of(2), days=3)
+    with pytest.raises(
+        ValueError, match=r"`split` must be a dimension of \('time', 'lat', 'lon'\), got 'depth'"
+    ):
+        ht.from_xarray(memory, split="depth")
+    with pytest.raises(ValueError, match=r"`split` must be in \[-3, 2\]"):
+        ht.from_xarray(memory, split=3)
+    with pytest.raises(
+        TypeError, match="`obj` must be an xarray DataArray or Dataset, got ndarray"
+    ):
+        ht.from_xarray(memory.values)
+    with pytest.raises(TypeError, match="`split` must be None or a dimension name for a Dataset"):
+        ht.from_xarray(memory.to_dataset(), split=0)
+    with pytest.raises(ValueError, match="`split` must be a dimension of"):
+        ht.from_xarray(memory.to_dataset(), split="depth")
+    with pytest.raises(TypeError, match=r"`comm` must be a dndask\.Comm, got str"):
+        ht.from_xarray(memory, comm="all")
+    with pytest.raises(TypeError, match="`obj` must hold boolean or numeric data"):
+        ht.from_xarray(xr.DataArray(np.array(["a", "b"]), dims="x"))
+
+
+# --------------------------------------------------------- Dataset accessor
+def test_dataset_accessor(comm_of):
+    comm = comm_of(3)
+    x, memory = labelled(3, comm, days=9)
+    ds = xr.Dataset({"t": x, "m": x.mean("lat"), "c": x.mean("time"), "z": ("lat", np.zeros(4))})
+    assert ds.dnd.split == "time"
+    assert ds.dnd.lshape_map["t"][:, 0].tolist() == [3, 3, 3]
+    assert set(ds.dnd.to_dndarray()) == {"t", "m", "c", "z"}
+    by_lon = ds.dnd.resplit("lon")
+    assert {k: v.dnd.split for k, v in by_lon.data_vars.items()} == {
+        "t": "lon",
+        "m": "lon",
+        "c": "lon",
+        "z": None,
+    }
+    assert ds.dnd.resplit("lat")["m"].dnd.split is None  # no lat: gathered
+    moved = ds.dnd.redistribute([1, 1, 7])
+    assert moved["t"].dnd.lshape_map[:, 0].tolist() == [1, 1, 7]
+    assert moved["m"].dnd.lshape_map[:, 0].tolist() == [1, 1, 7]
+    assert moved.dnd.balance()["t"].dnd.lshape_map[:, 0].tolist() == [3, 3, 3]
+    xr.testing.assert_identical(moved.dnd.persist()["t"].compute(), memory)
+    with pytest.raises(ValueError, match="split along different dimensions"):
+        _ = xr.Dataset({"a": x, "b": x.dnd.resplit("lon")}).dnd.split
+    with pytest.raises(ValueError, match="`target_map` must hold 3 counts"):
+        ds.dnd.redistribute([4, 5])
+    with pytest.raises(TypeError, match="`target_map` of a Dataset must be one int count"):
+        ds.dnd.redistribute([[1, 1, 7]])
+    with pytest.raises(ValueError, match="`dim` must be a dimension of"):
+        ds.dnd.resplit("depth")
+
+
+# ------------------------------------------------------------------ packaging
+def test_import_without_optional_packages():
+    code = (
+        "import sys\n"
+        "for name in ('xarray', 'h5py', 'h5netcdf', 'zarr', 'matplotlib'):\n"
+        "    sys.modules[name] = None\n"
+        "import dndask as ht\n"
+        "for call in (lambda: ht.from_xarray(None), lambda: ht.load_hdf5('x.h5', 'x')):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except ImportError as exc:\n"
+        "        print(exc)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stderr
+    assert "`from_xarray` needs the xarray package: pip install 'dndask[xarray]'" in result.stdout
+    assert "`load_hdf5` needs the h5py package: pip install 'dndask[io]'" in result.stdout
+
+
+def test_climate_example_writes_a_png(tmp_path):
+    output = tmp_path / "climate.png"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "climate.py"), str(output)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "DNDASK_WORKERS": "3", "DNDASK_PROGRESS": "off"},
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    out = result.stdout
+    assert "field: dims=('time', 'lat', 'lon'), split=time" in out
+    assert "loaded from netCDF: dims=('time', 'lat', 'lon'), split=time" in out
+    assert "anomalies: dims=('time', 'lat', 'lon'), split=time" in out
+    assert (
+        "resplit to space: dims=('time', 'lat', 'lon'), split=lat, lshape_map=[[1460, 6, 36]" in out
+    )
+    assert "trend: dims=('lat', 'lon'), split=lat" in out
+    equator, poles = (float(v) for v in out.split("equator ")[1].split("\n")[0].split(", poles "))
+    assert 0.0 < equator < poles  # the synthetic warming grows towards the poles
+    assert output.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
