@@ -669,7 +669,11 @@ class _WritePlan:
         client = self.a.comm.client
         with _compute._placed(self.table):
             futures = client.get(graph, self.keys, sync=False)
-        distributed.wait(futures)
+        try:
+            distributed.wait(futures)
+        except BaseException:  # interrupted: stop what has not started yet
+            client.cancel(futures)
+            raise
         for future in futures:
             if future.status == "error":
                 future.result()
