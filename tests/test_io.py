@@ -160,7 +160,7 @@ def test_load_files_written_by_h5py_xarray_and_zarr(tmp_path, comm_of):
     coordinate = ht.load_netcdf(tmp_path / "a.nc", "time", split="time", comm=comm)
     assert_layout(coordinate, np.arange(6), 0, comm)
 
-    ds.to_zarr(tmp_path / "a.zarr")
+    ds.to_zarr(tmp_path / "a.zarr", consolidated=False)
     c = ht.load_zarr(tmp_path / "a.zarr", split="time", component="temp", comm=comm)
     assert_layout(c, expected, 0, comm)
     z = zarr.open_array(str(tmp_path / "b.zarr"), mode="w", shape=(5,), chunks=(2,), dtype="i2")
