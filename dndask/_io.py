@@ -217,7 +217,8 @@ def load_hdf5(path, dataset, split=0, dtype=None, comm=None) -> _dndarray.DNDarr
     Examples
     --------
     >>> import dndask as ht, os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "x.h5")
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "x.h5")
     >>> ht.save_hdf5(ht.arange(10, split=0), path, "x")
     >>> a = ht.load_hdf5(path, "x", split=0, comm=ht.get_comm().subcomm([0, 1, 2]))
     >>> a.lshape_map.tolist(), a.numpy().tolist()
@@ -304,7 +305,8 @@ def load_netcdf(path, variable, split=0, comm=None) -> _dndarray.DNDarray:
     Examples
     --------
     >>> import dndask as ht, os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "t.nc")
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "t.nc")
     >>> ht.save_netcdf(ht.zeros((4, 3), split=0), path, "t", dims=("time", "x"))
     >>> ht.load_netcdf(path, "t", split="x").split
     1
@@ -399,7 +401,8 @@ def load_zarr(path, split=0, component=None, comm=None) -> _dndarray.DNDarray:
     Examples
     --------
     >>> import dndask as ht, os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "x.zarr")
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "x.zarr")
     >>> ht.save_zarr(ht.arange(6, split=0), path)
     >>> ht.load_zarr(path, split=0).numpy().tolist()
     [0, 1, 2, 3, 4, 5]
@@ -504,7 +507,8 @@ def load_csv(path, split=0, sep=",", header_lines=0, dtype=None, comm=None) -> _
     Examples
     --------
     >>> import dndask as ht, os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "t.csv")
     >>> with open(path, "w") as f:
     ...     _ = f.write("a,b\\n1,2\\n3,4\\n5,6\\n")
     >>> a = ht.load_csv(path, header_lines=1, comm=ht.get_comm().subcomm([0, 1]))
@@ -562,7 +566,8 @@ def load(path, *args, **kwargs) -> _dndarray.DNDarray:
     Examples
     --------
     >>> import dndask as ht, os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "x.h5")
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "x.h5")
     >>> ht.save(ht.ones((2, 2), split=0), path, "x")
     >>> ht.load(path, "x", split=1).numpy().tolist()
     [[1.0, 1.0], [1.0, 1.0]]
@@ -577,7 +582,8 @@ def save(a, path, *args, mode="w-", **kwargs) -> None:
     Examples
     --------
     >>> import dndask as ht, os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "x.zarr")
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "x.zarr")
     >>> ht.save(ht.arange(4, split=0), path)
     >>> ht.load(path).numpy().tolist()
     [0, 1, 2, 3]
@@ -750,7 +756,8 @@ def save_hdf5(a, path, dataset, mode="w-") -> None:
     Examples
     --------
     >>> import dndask as ht, h5py, os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "x.h5")
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "x.h5")
     >>> ht.save_hdf5(ht.arange(5, split=0), path, "x")
     >>> h5py.File(path, "r")["x"][...].tolist()
     [0, 1, 2, 3, 4]
@@ -807,7 +814,8 @@ def save_netcdf(a, path, variable, dims=None, mode="w-") -> None:
     Examples
     --------
     >>> import dndask as ht, os, tempfile, xarray as xr
-    >>> path = os.path.join(tempfile.mkdtemp(), "t.nc")
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "t.nc")
     >>> ht.save_netcdf(ht.arange(3, split=0), path, "t", dims=("time",))
     >>> xr.open_dataset(path)["t"].values.tolist()
     [0, 1, 2]
@@ -913,7 +921,8 @@ def save_zarr(a, path, component=None, mode="w-", dims=None) -> None:
     Examples
     --------
     >>> import dndask as ht, os, tempfile, zarr
-    >>> path = os.path.join(tempfile.mkdtemp(), "x.zarr")
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "x.zarr")
     >>> ht.save_zarr(ht.arange(7, split=0), path)
     >>> zarr.open_array(path, mode="r")[:].tolist()
     [0, 1, 2, 3, 4, 5, 6]
@@ -987,7 +996,8 @@ def save_csv(a, path, sep=",", mode="w-", header=None) -> None:
     Examples
     --------
     >>> import dndask as ht, os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "t.csv")
     >>> ht.save_csv(ht.array([[1.5, 2.0], [3.0, 4.0]], split=0), path, header="a,b")
     >>> open(path).read().splitlines()
     ['a,b', '1.5,2.0', '3.0,4.0']

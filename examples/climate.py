@@ -76,23 +76,17 @@ def plot(climatology: xr.DataArray, trend: xr.DataArray, path: str) -> None:
     plt.close(fig)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("output", nargs="?", help="PNG to write (default: a temporary folder)")
-    args = parser.parse_args()
-    folder = tempfile.mkdtemp(prefix="dndask-climate-")
-    output = args.output or os.path.join(folder, "climate.png")
-
-    field = synthetic_field()
-    describe("field", field)
-
-    # parallel I/O: every rank writes its own days, then reads them back on its worker
-    path = os.path.join(folder, "temperature.nc")
+def netcdf_round_trip(field: xr.DataArray, path: str) -> xr.DataArray:
+    """Parallel I/O: every rank writes its own days, then reads them back on its worker."""
     ht.save_netcdf(field.dnd.to_dndarray(), path, "temperature", dims=field.dims)
-    loaded = ht.load_netcdf(path, "temperature", split="time")
+    loaded = ht.load_netcdf(path, "temperature", split="time").persist()
     t = loaded.to_xarray(dims=field.dims, coords=field.coords, name="temperature")
     describe("loaded from netCDF", t)
+    return t
 
+
+def analyse(t: xr.DataArray, output: str) -> None:
+    """Climatology and anomalies split by time; the per-point trend split by space."""
     climatology = t.groupby("time.month").mean("time").compute()
     print(f"climatology: dims={climatology.dims}, {climatology.nbytes} bytes in the driver")
     anomalies = t.groupby("time.month") - climatology
@@ -110,6 +104,19 @@ def main() -> None:
         f"poles {float(zonal.isel(lat=[0, -1]).mean()):.2f}"
     )
     plot(climatology, trend, output)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("output", nargs="?", help="PNG to write (default: a temporary folder)")
+    args = parser.parse_args()
+    output = args.output or os.path.join(tempfile.mkdtemp(prefix="dndask-climate-"), "climate.png")
+
+    field = synthetic_field()
+    describe("field", field)
+    with tempfile.TemporaryDirectory() as folder:
+        t = netcdf_round_trip(field, os.path.join(folder, "temperature.nc"))
+        analyse(t, output)
     print(f"wrote {output}")
 
 
