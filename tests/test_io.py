@@ -16,7 +16,7 @@ import zarr
 from conftest import assert_layout, holders, layouts, received_bytes
 
 import dndask as ht
-from dndask import _io
+from dndask._io._zarr import _zarr_layout, _zarr_rows
 
 SHAPES = [(7, 4, 3), (3, 2)]
 
@@ -122,12 +122,12 @@ def test_zarr_store_chunks_follow_the_ranks(tmp_path, comm_of):
 
 def test_zarr_layout_is_whole_chunks_per_rank(comm_of):
     a = ht.zeros((10, 3), split=0, comm=comm_of(4))  # balanced: 3, 3, 2, 2
-    laid, chunks = _io._zarr_layout(a)
+    laid, chunks = _zarr_layout(a)
     assert chunks == (3, 3)
     assert laid.lshape_map[:, 0].tolist() == [3, 3, 3, 1]
-    same, _ = _io._zarr_layout(ht.zeros((8, 3), split=0, comm=comm_of(4)))
+    same, _ = _zarr_layout(ht.zeros((8, 3), split=0, comm=comm_of(4)))
     assert same.lshape_map[:, 0].tolist() == [2, 2, 2, 2]
-    assert _io._zarr_rows((10**9,), 0, 4, 8) == 64 * 2**20 // 8  # capped near 64 MiB
+    assert _zarr_rows((10**9,), 0, 4, 8) == 64 * 2**20 // 8  # capped near 64 MiB
 
 
 def test_dtype_bool_and_zero_dim(tmp_path, comm_of):

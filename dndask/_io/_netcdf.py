@@ -1,0 +1,136 @@
+"""netCDF-4: load a variable rank by rank, save one with the ranks writing in turn.
+
+Metadata (dimension names, the variable's dataset) comes from h5netcdf; the
+ranks then read and write the variable as an HDF5 dataset, with ``_hdf5``.
+"""
+
+from __future__ import annotations
+
+from .. import _comm, _dndarray
+from . import _checks, _files, _hdf5, _tasks
+
+
+def _netcdf_meta(path: str, variable: str):
+    """Shape, dtype, dimension names, dataset path and stamp of a netCDF-4 variable."""
+    h5netcdf = _checks.require("h5netcdf", "load_netcdf")
+    _files.check_exists(path)
+    try:
+        f = h5netcdf.File(path, "r")
+    except OSError as exc:
+        f, problem = None, str(exc)
+    if f is None:
+        raise ValueError(
+            f"`path` {path!r} is not a netCDF-4 (HDF5) file; netCDF-3 files are not "
+            f"supported: {problem}"
+        )
+    with f:
+        var = f.get(variable)
+        if not isinstance(var, h5netcdf.Variable):
+            raise KeyError(
+                f"`variable` {variable!r} is not a variable of {path!r}; "
+                f"it holds {list(f.variables)}"
+            )
+        return (
+            tuple(int(s) for s in var.shape),
+            var.dtype.str,
+            tuple(var.dimensions),
+            var.name,
+            _files.stamp(path),
+        )
+
+
+def load_netcdf(path, variable, split=0, comm=None) -> _dndarray.DNDarray:
+    """Load a netCDF-4 variable; each rank reads only its own slab, on its worker.
+
+    ``split`` is an axis or one of the variable's dimension names. Values are
+    read as stored (no CF decoding of ``scale_factor`` or ``_FillValue``);
+    netCDF-3 files are not supported. Lazy, like :func:`load_hdf5`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The netCDF-4 file.
+    variable : str
+        The variable's name.
+    split : int, str or None
+        The axis or dimension name to distribute along.
+    comm : Comm, optional
+        The ranks; the default comm otherwise.
+
+    Returns
+    -------
+    DNDarray
+
+    Raises
+    ------
+    FileNotFoundError, KeyError, ValueError
+        A missing file, a missing variable, or a ``split`` that is not a
+        dimension of the variable.
+
+    Examples
+    --------
+    >>> import dndask as ht, os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "t.nc")
+    >>> ht.save_netcdf(ht.zeros((4, 3), split=0), path, "t", dims=("time", "x"))
+    >>> ht.load_netcdf(path, "t", split="x").split
+    1
+    """
+    path = _files.as_path(path)
+    _checks.check_name(variable, "variable")
+    _checks.check_split_type(split, names=True)
+    _checks.require("h5netcdf", "load_netcdf")
+    comm = _comm.sanitize_comm(comm)
+    shape, dtype, dims, dataset, stamp = _tasks.on_rank0(comm, _netcdf_meta, path, variable)
+    dtype = _checks.check_loadable(dtype, f"`variable` {variable!r}")
+    axis = _checks.split_axis(split, shape, dims, f"`variable` {variable!r}")
+    # a netCDF-4 variable is an HDF5 dataset: the ranks read it with h5py
+    return _tasks.lazy_load(
+        "load-netcdf", _hdf5.read_hdf5, shape, dtype, axis, comm, (path, dataset, dtype, stamp)
+    )
+
+
+def _create_netcdf(tmp: str, variable: str, dims, shape, dtype) -> None:
+    h5netcdf = _checks.require("h5netcdf", "save_netcdf")
+    with h5netcdf.File(tmp, "w") as f:
+        f.dimensions = dict(zip(dims, shape, strict=True))
+        f.create_variable(variable, dims, dtype=dtype)
+
+
+def save_netcdf(a, path, variable, dims=None, mode="w-") -> None:
+    """Save ``a`` as a netCDF-4 variable; each rank writes its own slab from its worker.
+
+    The file is netCDF-4 (HDF5), written as :func:`save_hdf5` writes: ranks in
+    turn, under a temporary name renamed at the end. xarray opens it with
+    ``xr.open_dataset(path)``.
+
+    Parameters
+    ----------
+    a : DNDarray
+        Any split.
+    path : str or os.PathLike
+        The file to create.
+    variable : str
+        The variable's name.
+    dims : sequence of str, optional
+        Dimension names; ``dim_0, dim_1, ...`` by default (xarray's default).
+    mode : {'w-', 'w'}
+        ``'w-'`` refuses an existing ``path``; ``'w'`` replaces it.
+
+    Examples
+    --------
+    >>> import dndask as ht, os, tempfile, xarray as xr
+    >>> folder = tempfile.TemporaryDirectory()  # removed when the doctest ends
+    >>> path = os.path.join(folder.name, "t.nc")
+    >>> ht.save_netcdf(ht.arange(3, split=0), path, "t", dims=("time",))
+    >>> xr.open_dataset(path)["t"].values.tolist()
+    [0, 1, 2]
+    """
+    _checks.check_dndarray(a)
+    _checks.check_name(variable, "variable")
+    dims = _checks.check_dims(dims, a.ndim)
+    target, tmp = _tasks.prepare(a, path, mode, "save_netcdf", "h5netcdf")
+    plan = _tasks.WritePlan(a, "save-netcdf")
+    create = plan.create(_create_netcdf, tmp, variable, dims, a.shape, a.dtype.str)
+    _tasks.add_writes(plan, _hdf5.write_hdf5, tmp, variable, after=create, in_turn=True)
+    _tasks.execute(plan, tmp, target, mode)

@@ -1,0 +1,146 @@
+"""Task graphs of the I/O: tasks on rank 0, lazy per-rank loads, and a save's write plan.
+
+A load is a lazy DNDarray whose chunk ``r`` reads rank ``r``'s slab
+(:func:`lazy_load`). A save is one graph (:class:`WritePlan`): a task on
+rank 0 creates the temporary file, one task per rank writes its slab
+(:func:`add_writes`, in rank order or all at once), and :func:`execute`
+renames the file to its target when every task has succeeded, or removes it.
+"""
+
+from __future__ import annotations
+
+import uuid
+import warnings
+from collections.abc import Callable, Sequence
+
+import distributed
+import numpy as np
+from dask._task_spec import Task, TaskRef
+from dask.highlevelgraph import HighLevelGraph
+
+from .. import _comm, _compute, _dndarray, _factories, _layout
+from . import _checks, _files
+
+
+def on_rank0(comm: _comm.Comm, fn: Callable, *args):
+    """Run ``fn(*args)`` on rank 0's worker and return its result (or raise its error)."""
+    future = comm.client.submit(
+        fn,
+        *args,
+        key=f"io-{fn.__name__.strip('_')}-{uuid.uuid4().hex}",
+        workers=[comm.workers[0]],
+        allow_other_workers=False,
+        pure=False,
+    )
+    return future.result()
+
+
+# ------------------------------------------------------------------ loading
+def lazy_load(prefix, reader, shape, dtype, split, comm, args) -> _dndarray.DNDarray:
+    """Balanced along ``split``; chunk ``r`` is ``reader(offsets, lshape, *args)`` on rank r."""
+    counts = _layout.balanced_counts(shape[split], comm.size) if split is not None else ()
+    return _factories.from_function(prefix, reader, shape, dtype, split, counts, comm, args)
+
+
+def slab(offsets: Sequence[int], lshape: Sequence[int]) -> tuple[slice, ...]:
+    """The global slices of a rank's chunk."""
+    return tuple(slice(o, o + n) for o, n in zip(offsets, lshape, strict=True))
+
+
+def empty_block(lshape: Sequence[int], dtype: np.dtype) -> np.ndarray | None:
+    """An empty block for a rank with no rows (no need to open the file), else None."""
+    return np.empty(tuple(lshape), dtype=dtype) if 0 in lshape else None
+
+
+# ------------------------------------------------------------------- saving
+def slabs(a: _dndarray.DNDarray) -> list[tuple[int, tuple, tuple[slice, ...]]]:
+    """``(rank, chunk key, global slices)`` of every chunk that holds data."""
+    if a.size == 0:
+        return []
+    keys = a._chunk_keys()
+    if a.split is None:
+        return [(0, keys[0], tuple(slice(0, s) for s in a.shape))]
+    counts, displs = a.counts_displs()
+    out = []
+    for r, (count, start) in enumerate(zip(counts, displs, strict=True)):
+        if count:
+            slices = tuple(
+                slice(start, start + count) if ax == a.split else slice(0, s)
+                for ax, s in enumerate(a.shape)
+            )
+            out.append((r, keys[r], slices))
+    return out
+
+
+class WritePlan:
+    """A save as one graph: create on rank 0, per-rank writes, an optional finish on rank 0."""
+
+    def __init__(self, a: _dndarray.DNDarray, prefix: str):
+        self.a = a
+        self.name = f"{prefix}-{uuid.uuid4().hex}"
+        self.tasks: dict = {}
+        self.table = a._placement()
+        self.keys: list = []
+
+    def add(self, key, rank: int, fn: Callable, *args) -> TaskRef:
+        self.tasks[key] = Task(key, fn, *args)
+        self.table[key] = self.a.comm.workers[rank]
+        self.keys.append(key)
+        return TaskRef(key)
+
+    def create(self, fn: Callable, *args) -> TaskRef:
+        """The task on rank 0 that creates the temporary file; the writes wait for it."""
+        return self.add(f"{self.name}-create", 0, fn, *args)
+
+    def run(self) -> None:
+        """Run every task; wait for all of them (so none writes after a cleanup); raise."""
+        graph = HighLevelGraph.from_collections(self.name, self.tasks, dependencies=[self.a])
+        client = self.a.comm.client
+        with _compute._placed(self.table):
+            futures = client.get(graph, self.keys, sync=False)
+        try:
+            distributed.wait(futures)
+        except BaseException:  # interrupted: stop what has not started yet
+            client.cancel(futures)
+            raise
+        for future in futures:
+            if future.status == "error":
+                future.result()
+
+
+def add_writes(plan: WritePlan, fn: Callable, *args, after: TaskRef, in_turn: bool):
+    """One task per slab, on its rank: ``fn(*args, slices, block, after)``; their refs.
+
+    ``in_turn`` chains the writes in rank order, each one's ``after`` the
+    previous write (HDF5 allows one writer per file at a time); otherwise
+    they all wait only for ``after`` and run in parallel.
+    """
+    writes: list[TaskRef] = []
+    for rank, key, slices in slabs(plan.a):
+        previous = writes[-1] if in_turn and writes else after
+        writes.append(plan.add((plan.name, rank), rank, fn, *args, slices, TaskRef(key), previous))
+    return writes
+
+
+def prepare(a, path, mode, caller: str, module: str | None) -> tuple[str, str]:
+    """Check a save's target (the arguments are checked); returns ``(target, temporary name)``."""
+    target = _files.as_path(path)
+    _files.check_mode(mode)
+    if module is not None:
+        _checks.require(module, caller)
+    on_rank0(a.comm, _files.check_target, target, mode)
+    return target, _files.temp_name(target)
+
+
+def execute(plan: WritePlan, tmp: str, target: str, mode: str) -> None:
+    """Run the plan into ``tmp``; rename it to ``target`` on success, remove it on failure."""
+    comm = plan.a.comm
+    try:
+        plan.run()
+        on_rank0(comm, _files.commit, tmp, target, mode)
+    except BaseException:
+        try:
+            on_rank0(comm, _files.remove, tmp)
+        except Exception as cleanup:  # the save's own error matters more
+            warnings.warn(f"could not remove {tmp!r}: {cleanup}", RuntimeWarning, stacklevel=3)
+        raise
