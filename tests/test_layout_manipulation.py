@@ -1,4 +1,4 @@
-"""Pure tests of the manipulation plans in :mod:`dndask._layout` (no Dask, no cluster).
+"""Pure tests of the manipulation plans in :mod:`dndask._manipulation._plan` (no Dask, no cluster).
 
 Every plan is checked by replaying it on row numbers and comparing with
 numpy (``roll``, ``tile``, ``concatenate``, ``repeat``, ``reshape``), never
@@ -15,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dndask import _layout as lay
-from dndask._layout import OperandPiece, Piece
+from dndask._layout import Piece
+from dndask._manipulation import _plan
+from dndask._manipulation._plan import OperandPiece
 
 PROPS = settings(derandomize=True, max_examples=200, deadline=None)
 
@@ -87,7 +89,7 @@ def test_local_reshape_axes_match_brute_force(size):
     for shape in shapes:
         for split in range(len(shape)):
             for new_shape in shapes:
-                assert lay.local_reshape_axes(shape, split, new_shape) == brute_local_axes(
+                assert _plan.local_reshape_axes(shape, split, new_shape) == brute_local_axes(
                     shape, split, new_shape
                 ), (shape, split, new_shape)
 
@@ -98,24 +100,24 @@ def test_local_reshape_axes_of_empty_arrays_match_brute_force():
         for split in range(len(shape)):
             for new_shape in shapes:
                 if int(np.prod(new_shape)) == 0:
-                    assert lay.local_reshape_axes(shape, split, new_shape) == brute_local_axes(
+                    assert _plan.local_reshape_axes(shape, split, new_shape) == brute_local_axes(
                         shape, split, new_shape
                     ), (shape, split, new_shape)
 
 
 def test_local_reshape_axes_examples():
-    assert lay.local_reshape_axes((2, 3, 4), 1, (2, 3, 2, 2)) == (1,)
-    assert lay.local_reshape_axes((6, 4), 1, (24,)) == ()
-    assert lay.local_reshape_axes((2, 1, 3), 1, (2, 1, 1, 3)) == (1, 2)
-    assert lay.local_reshape_axes((1, 1, 12), 0, (1, 12, 1)) == (0, 2)
-    assert lay.local_reshape_axes((3, 0), 0, (3, 0, 1)) == (0,)
+    assert _plan.local_reshape_axes((2, 3, 4), 1, (2, 3, 2, 2)) == (1,)
+    assert _plan.local_reshape_axes((6, 4), 1, (24,)) == ()
+    assert _plan.local_reshape_axes((2, 1, 3), 1, (2, 1, 1, 3)) == (1, 2)
+    assert _plan.local_reshape_axes((1, 1, 12), 0, (1, 12, 1)) == (0, 2)
+    assert _plan.local_reshape_axes((3, 0), 0, (3, 0, 1)) == (0,)
 
 
 # --------------------------------------------------------------- wrapping
 @given(start=st.integers(-30, 30), count=st.integers(0, 25), n=st.integers(1, 7))
 @PROPS
 def test_wrapped_ranges_cover_rows_modulo_n(start, count, n):
-    ranges = lay.wrapped_ranges(start, count, n)
+    ranges = _plan.wrapped_ranges(start, count, n)
     rows = [r for lo, hi in ranges for r in range(lo, hi)]
     assert rows == [(start + i) % n for i in range(count)]
     assert all(0 <= lo < hi <= n for lo, hi in ranges)
@@ -123,11 +125,11 @@ def test_wrapped_ranges_cover_rows_modulo_n(start, count, n):
 
 
 def test_wrapped_ranges_edges():
-    assert lay.wrapped_ranges(3, 0, 0) == ()
+    assert _plan.wrapped_ranges(3, 0, 0) == ()
     with pytest.raises(ValueError, match="`n` must be positive to take 2 rows, got 0"):
-        lay.wrapped_ranges(0, 2, 0)
+        _plan.wrapped_ranges(0, 2, 0)
     with pytest.raises(ValueError, match="`count` must be non-negative, got -1"):
-        lay.wrapped_ranges(0, -1, 3)
+        _plan.wrapped_ranges(0, -1, 3)
 
 
 @given(counts=counts_st, data=st.data())
@@ -137,7 +139,7 @@ def test_plan_ranges_picks_the_rows(counts, data):
     ranges = data.draw(
         st.lists(st.tuples(st.integers(0, n), st.integers(0, n)).map(sorted), max_size=3)
     )
-    pieces = lay.plan_ranges(counts, ranges)
+    pieces = _plan.plan_ranges(counts, ranges)
     got = replay([pieces], [chunks_of(counts)])[0]
     expected = [r for lo, hi in ranges for r in range(lo, hi)]
     np.testing.assert_array_equal(got, np.array(expected, dtype=np.int64))
@@ -145,7 +147,7 @@ def test_plan_ranges_picks_the_rows(counts, data):
 
 def test_plan_ranges_rejects_rows_outside():
     with pytest.raises(ValueError, match=r"`ranges` must lie in \[0, 3\], got \(2, 5\)"):
-        lay.plan_ranges((1, 2), [(2, 5)])
+        _plan.plan_ranges((1, 2), [(2, 5)])
 
 
 # ------------------------------------------------------------- roll and tile
@@ -153,14 +155,14 @@ def test_plan_ranges_rejects_rows_outside():
 @PROPS
 def test_plan_roll_replays_numpy_roll(counts, shift):
     n = sum(counts)
-    plan = lay.plan_roll(counts, shift)
+    plan = _plan.plan_roll(counts, shift)
     assert_rows(replay(plan, [chunks_of(counts)]), np.roll(np.arange(n), shift), counts)
     for pieces in plan:  # at most two wrapped ranges, each over contiguous ranks
         assert len(pieces) <= len(counts) + 1
 
 
 def test_plan_roll_example_keeps_counts():
-    plan = lay.plan_roll((2, 2, 2, 1), 2)
+    plan = _plan.plan_roll((2, 2, 2, 1), 2)
     assert [[(p.src, p.start, p.stop) for p in ps] for ps in plan] == [
         [(2, 1, 2), (3, 0, 1)],
         [(0, 0, 2)],
@@ -174,7 +176,7 @@ def test_plan_roll_example_keeps_counts():
 @PROPS
 def test_plan_tile_replays_numpy_tile_and_balances(counts, reps, size):
     n = sum(counts)
-    dst, plan = lay.plan_tile(counts, reps, size)
+    dst, plan = _plan.plan_tile(counts, reps, size)
     assert dst == lay.balanced_counts(n * reps, size)
     assert_rows(replay(plan, [chunks_of(counts)]), np.tile(np.arange(n), reps), dst)
 
@@ -188,7 +190,7 @@ def test_plan_tile_replays_numpy_tile_and_balances(counts, reps, size):
 def test_plan_concatenation_replays_numpy_and_moves_only_what_changes_owner(operands, size):
     offsets = np.cumsum([0, *[sum(c) for c in operands]])
     chunks = [chunks_of(c, np.arange(offsets[i], offsets[i + 1])) for i, c in enumerate(operands)]
-    dst, plan = lay.plan_concatenation(operands, size)
+    dst, plan = _plan.plan_concatenation(operands, size)
     assert dst == lay.balanced_counts(int(offsets[-1]), size)
     assert_rows(replay(plan, chunks), np.arange(offsets[-1]), dst)
     # each source chunk is read by contiguous targets, in order: at most one cut per target
@@ -200,7 +202,7 @@ def test_plan_concatenation_replays_numpy_and_moves_only_what_changes_owner(oper
 
 
 def test_plan_concatenation_example():
-    dst, plan = lay.plan_concatenation([(2, 2, 2, 1), (5,)], 4)
+    dst, plan = _plan.plan_concatenation([(2, 2, 2, 1), (5,)], 4)
     assert dst == (3, 3, 3, 3)
     assert plan[0] == (OperandPiece(0, 0, 0, 2, True), OperandPiece(0, 1, 0, 1, False))
     assert plan[3] == (OperandPiece(1, 0, 2, 5, False),)
@@ -217,16 +219,16 @@ def test_repeated_counts_match_numpy(counts, data):
     rows = np.repeat(np.arange(n), reps)
     owner = np.repeat(np.repeat(np.arange(len(counts)), counts), reps)
     expected = tuple(int((owner == r).sum()) for r in range(len(counts)))
-    assert lay.repeated_counts(counts, reps) == expected
+    assert _plan.repeated_counts(counts, reps) == expected
     assert sum(expected) == len(rows)
 
 
 def test_repeated_counts_rejects_wrong_length():
     with pytest.raises(ValueError, match="`repeats` must have 3 entries, got 2"):
-        lay.repeated_counts((1, 2), [1, 1])
+        _plan.repeated_counts((1, 2), [1, 1])
 
 
 def test_padded_counts():
-    assert lay.padded_counts((2, 2, 1), 1, 3) == (3, 2, 4)
-    assert lay.padded_counts((4,), 2, 1) == (7,)
-    assert lay.padded_counts((0, 0, 3), 2, 0) == (2, 0, 3)
+    assert _plan.padded_counts((2, 2, 1), 1, 3) == (3, 2, 4)
+    assert _plan.padded_counts((4,), 2, 1) == (7,)
+    assert _plan.padded_counts((0, 0, 3), 2, 0) == (2, 0, 3)

@@ -18,6 +18,7 @@ from dask.core import get_dependencies
 
 import dndask as ht
 from dndask import _layout
+from dndask._manipulation import _plan
 
 
 # --------------------------------------------------------------------- helpers
@@ -566,7 +567,7 @@ def test_pad_puts_split_padding_on_first_and_last_rank(comm_of, shape, split, n)
         assert_layout(b, np.pad(g, width, mode=mode, **kwargs), split, comm)
         if split is not None:
             w = np.broadcast_to(width, (2, 2))[split]
-            assert counts(b) == list(_layout.padded_counts(counts(a), *w))
+            assert counts(b) == list(_plan.padded_counts(counts(a), *w))
     e = ht.pad(a, 2, mode="empty")
     assert e.shape == np.pad(g, 2, mode="empty").shape and e.split == split
     assert_unchanged(a, before, g)
@@ -778,11 +779,11 @@ def test_network_traffic_is_what_the_plans_say(client, comm_of, n):
     # roll along split: only the rows each plan takes from another rank
     a = fresh()
     out, moved = moved_bytes(client, lambda: ht.roll(a, 5, 0))
-    assert moved == remote_rows(_layout.plan_roll(src, 5)) * row
+    assert moved == remote_rows(_plan.plan_roll(src, 5)) * row
     # concatenate along split: only the rows whose balanced owner differs
     a, b = fresh(), fresh(g[:5])
     out, moved = moved_bytes(client, lambda: ht.concatenate([a, b]))
-    _, plan = _layout.plan_concatenation([src, counts(b)], n)
+    _, plan = _plan.plan_concatenation([src, counts(b)], n)
     assert moved == remote_rows(plan) * row
     assert holders(client, out) == [(w,) for w in comm.workers]
     np.testing.assert_array_equal(out.numpy(), np.concatenate([g, g[:5]]))

@@ -1,0 +1,52 @@
+"""Shape manipulation of DNDarrays: each result keeps the one-chunk-per-rank invariant.
+
+Every function works chunk by chunk where the numpy operation leaves the
+split axis alone, so those cases move no data: each rank's result chunk is
+built from its own chunk only (``transpose``, ``expand_dims``, ``repeat``
+along a non-split axis, ...). Where rows must change owner, the pieces are
+planned by pure functions and assembled from slices that run on the rank
+holding the source chunk, so only the rows that change owner travel
+(``concatenate`` along the split axis, ``roll``, ``tile``, the flat-range
+redistribution of ``reshape``).
+
+What lives where:
+
+- ``_plan``: the pure plans (no Dask): which rows each rank needs, from where.
+- ``_graph``: the graph builders: per-rank local results, planned moves.
+- ``_checks``: argument checks shared by the functions below.
+- ``_reshape``: ``reshape``, ``flatten``, ``ravel``.
+- ``_axes``: ``transpose``, ``swapaxes``, ``moveaxis``, ``expand_dims``, ``squeeze``.
+- ``_join``: ``concatenate``, ``stack``, ``vstack``, ``hstack``.
+- ``_repeat``: ``repeat``, ``tile``.
+- ``_reorder``: ``flip``, ``roll``.
+- ``_pad``: ``pad``.
+"""
+
+from __future__ import annotations
+
+from ._axes import expand_dims, moveaxis, squeeze, swapaxes, transpose
+from ._join import concatenate, hstack, stack, vstack
+from ._pad import pad
+from ._reorder import flip, roll
+from ._repeat import repeat, tile
+from ._reshape import flatten, ravel, reshape
+
+__all__ = [
+    "concatenate",
+    "expand_dims",
+    "flatten",
+    "flip",
+    "hstack",
+    "moveaxis",
+    "pad",
+    "ravel",
+    "repeat",
+    "reshape",
+    "roll",
+    "squeeze",
+    "stack",
+    "swapaxes",
+    "tile",
+    "transpose",
+    "vstack",
+]
