@@ -16,7 +16,7 @@ import torch
 from conftest import received_bytes, splits_of
 
 import dndask as ht
-from dndask import _linalg
+from dndask._linalg import _build, _plan, _tsqr
 
 RNG = np.random.default_rng(20261202)
 _CACHE: dict = {}
@@ -94,90 +94,90 @@ HEAT_2D = {
 
 @pytest.mark.parametrize(("a_split", "b_split"), list(HEAT_2D))
 def test_matmul_split_follows_heat_for_matrices(a_split, b_split):
-    spec = _linalg.matmul_spec((5, 4), (4, 3))
-    assert _linalg.matmul_split(spec, a_split, b_split) == HEAT_2D[a_split, b_split]
+    spec = _plan.matmul_spec((5, 4), (4, 3))
+    assert _plan.matmul_split(spec, a_split, b_split) == HEAT_2D[a_split, b_split]
 
 
 def test_matmul_split_of_vectors_and_stacks():
-    vec_mat = _linalg.matmul_spec((4,), (4, 3))
-    mat_vec = _linalg.matmul_spec((5, 4), (4,))
-    vec_vec = _linalg.matmul_spec((4,), (4,))
+    vec_mat = _plan.matmul_spec((4,), (4, 3))
+    mat_vec = _plan.matmul_spec((5, 4), (4,))
+    vec_vec = _plan.matmul_spec((4,), (4,))
     for a_split, b_split in itertools.product([None, 0], [None, 0, 1]):
         expected = None if a_split is None and b_split is None else 0
-        assert _linalg.matmul_split(vec_mat, a_split, b_split) == expected
+        assert _plan.matmul_split(vec_mat, a_split, b_split) == expected
     for a_split, b_split in itertools.product([None, 0, 1], [None, 0]):
         expected = None if a_split is None and b_split is None else 0
-        assert _linalg.matmul_split(mat_vec, a_split, b_split) == expected
-    assert _linalg.matmul_split(vec_vec, 0, 0) is None
-    stack = _linalg.matmul_spec((2, 5, 4), (4, 3))
-    assert [_linalg.matmul_split(stack, s, None) for s in (0, 1, 2)] == [0, 1, 2]
-    assert _linalg.matmul_split(stack, None, 0) == 1  # b's rows are the result's rows
-    bcast = _linalg.matmul_spec((2, 5, 4), (1, 4, 3))
+        assert _plan.matmul_split(mat_vec, a_split, b_split) == expected
+    assert _plan.matmul_split(vec_vec, 0, 0) is None
+    stack = _plan.matmul_spec((2, 5, 4), (4, 3))
+    assert [_plan.matmul_split(stack, s, None) for s in (0, 1, 2)] == [0, 1, 2]
+    assert _plan.matmul_split(stack, None, 0) == 1  # b's rows are the result's rows
+    bcast = _plan.matmul_spec((2, 5, 4), (1, 4, 3))
     assert bcast.b_labels[0] == "b-bcast0" and bcast.a_labels[0] == "batch0"
     with pytest.raises(ValueError, match="inner dimensions differ: 4 != 5"):
-        _linalg.matmul_spec((3, 4), (5, 2))
+        _plan.matmul_spec((3, 4), (5, 2))
 
 
 def test_planner_prefers_the_plan_moving_fewer_bytes():
     # a split 1, b split 0 with the same counts and a small result: partial products
-    spec = _linalg.matmul_spec((4, 600), (600, 4))
-    a, b = _linalg.Layout((4, 600), 1, (300, 300), 8), _linalg.Layout((600, 4), 0, (300, 300), 8)
-    inner = _linalg.plan_product(spec, a, b, "n", 2, 8)
+    spec = _plan.matmul_spec((4, 600), (600, 4))
+    a, b = _plan.Layout((4, 600), 1, (300, 300), 8), _plan.Layout((600, 4), 0, (300, 300), 8)
+    inner = _plan.plan_product(spec, a, b, "n", 2, 8)
     assert inner.kind == "inner" and inner.contributors == (0, 1)
     assert inner.split == 1 and inner.counts == (2, 2)
-    assert inner.a == _linalg.Need(1, (300, 300)) and inner.b == _linalg.Need(0, (300, 300))
+    assert inner.a == _plan.Need(1, (300, 300)) and inner.b == _plan.Need(0, (300, 300))
     assert inner.moved == 2 * 4 * 2 * 8  # each rank sends the other rank's half of its partial
     # a large result: every rank fetching a's other columns is cheaper
-    spec = _linalg.matmul_spec((40, 6), (6, 40))
-    a, b = _linalg.Layout((40, 6), 1, (3, 3), 8), _linalg.Layout((6, 40), 0, (3, 3), 8)
-    outer = _linalg.plan_product(spec, a, b, "n", 2, 8)
-    assert outer.kind == "outer" and outer.split == 1 and outer.a == _linalg.Need(None, ())
+    spec = _plan.matmul_spec((40, 6), (6, 40))
+    a, b = _plan.Layout((40, 6), 1, (3, 3), 8), _plan.Layout((6, 40), 0, (3, 3), 8)
+    outer = _plan.plan_product(spec, a, b, "n", 2, 8)
+    assert outer.kind == "outer" and outer.split == 1 and outer.a == _plan.Need(None, ())
     assert outer.moved == 2 * 960 + 960  # half of a to each rank, b resplit keeps half
     # rows of a times b: b travels once to every other active rank
-    spec = _linalg.matmul_spec((9, 4), (4, 3))
-    a, b = _linalg.Layout((9, 4), 0, (3, 3, 3), 8), _linalg.Layout((4, 3), None, (), 8)
-    plan = _linalg.plan_product(spec, a, b, "m", 3, 8)
-    assert plan.kind == "outer" and plan.a == _linalg.Need(0, (3, 3, 3))
-    assert plan.b == _linalg.Need(None, ()) and plan.moved == 2 * 4 * 3 * 8
+    spec = _plan.matmul_spec((9, 4), (4, 3))
+    a, b = _plan.Layout((9, 4), 0, (3, 3, 3), 8), _plan.Layout((4, 3), None, (), 8)
+    plan = _plan.plan_product(spec, a, b, "m", 3, 8)
+    assert plan.kind == "outer" and plan.a == _plan.Need(0, (3, 3, 3))
+    assert plan.b == _plan.Need(None, ()) and plan.moved == 2 * 4 * 3 * 8
     # ranks with no result rows fetch nothing
-    a = _linalg.Layout((9, 4), 0, (9, 0, 0), 8)
-    assert _linalg.plan_product(spec, a, b, "m", 3, 8).moved == 0
+    a = _plan.Layout((9, 4), 0, (9, 0, 0), 8)
+    assert _plan.plan_product(spec, a, b, "m", 3, 8).moved == 0
     # None x split 0: a's rows scattered and b allgathered, or partial products: the cheaper
-    spec = _linalg.matmul_spec((2, 30), (30, 50))
-    a, b = _linalg.Layout((2, 30), None, (), 8), _linalg.Layout((30, 50), 0, (10, 10, 10), 8)
-    plan = _linalg.plan_product(spec, a, b, "m", 3, 8)
+    spec = _plan.matmul_spec((2, 30), (30, 50))
+    a, b = _plan.Layout((2, 30), None, (), 8), _plan.Layout((30, 50), 0, (10, 10, 10), 8)
+    plan = _plan.plan_product(spec, a, b, "m", 3, 8)
     assert plan.kind == "inner" and plan.split == 0 and plan.counts == (1, 1, 0)
 
 
 def test_costs_and_other_split_rules():
-    lay = _linalg.Layout((6, 2), 0, (2, 2, 2), 4)
-    assert _linalg.whole_cost(lay, (0, 1, 2)) == 2 * 48
-    assert _linalg.block_cost(lay, 0, (2, 2, 2)) == 0
-    assert _linalg.block_cost(lay, 0, (0, 3, 3)) == 3 * 8  # rows 0, 1 and 3 change rank
-    assert _linalg.block_cost(lay, 0, (6, 0, 0)) == 4 * 8
-    assert _linalg.block_cost(lay, 1, (1, 1, 0)) == 48 - 16  # blocks (0, 0), (1, 1) stay
-    assert _linalg.block_cost(_linalg.Layout((6, 2), None, (), 4), 0, (6, 0, 0)) == 0
-    spec = _linalg.tensordot_spec((6, 2), (6, 3), [0], [0])
+    lay = _plan.Layout((6, 2), 0, (2, 2, 2), 4)
+    assert _plan.whole_cost(lay, (0, 1, 2)) == 2 * 48
+    assert _plan.block_cost(lay, 0, (2, 2, 2)) == 0
+    assert _plan.block_cost(lay, 0, (0, 3, 3)) == 3 * 8  # rows 0, 1 and 3 change rank
+    assert _plan.block_cost(lay, 0, (6, 0, 0)) == 4 * 8
+    assert _plan.block_cost(lay, 1, (1, 1, 0)) == 48 - 16  # blocks (0, 0), (1, 1) stay
+    assert _plan.block_cost(_plan.Layout((6, 2), None, (), 4), 0, (6, 0, 0)) == 0
+    spec = _plan.tensordot_spec((6, 2), (6, 3), [0], [0])
     assert spec.out_labels == ("a1", "b1")
-    assert _linalg.tensordot_split(spec, 0, 0) == 0
-    assert _linalg.tensordot_split(spec, 0, 1) == 1
-    assert _linalg.tensordot_split(spec, 1, 0) == 0
-    assert _linalg.tensordot_split(spec, None, None) is None
-    assert _linalg.tensordot_split(_linalg.tensordot_spec((4,), (4,), [0], [0]), 0, 0) is None
-    vspec = _linalg.vecdot_spec((5, 3), (3,), -1)
+    assert _plan.tensordot_split(spec, 0, 0) == 0
+    assert _plan.tensordot_split(spec, 0, 1) == 1
+    assert _plan.tensordot_split(spec, 1, 0) == 0
+    assert _plan.tensordot_split(spec, None, None) is None
+    assert _plan.tensordot_split(_plan.tensordot_spec((4,), (4,), [0], [0]), 0, 0) is None
+    vspec = _plan.vecdot_spec((5, 3), (3,), -1)
     assert vspec.out_labels == ("d0",) and vspec.b_labels == ("d1",)
-    assert _linalg._first_split_heir(vspec, 1, None) is None  # Heat: a sum over split
+    assert _plan._first_split_heir(vspec, 1, None) is None  # Heat: a sum over split
 
 
 def test_positive_diagonal_keeps_the_product():
     a = data((5, 3))
     q, r = np.linalg.qr(a)
-    q2, r2 = _linalg._positive_diagonal(q, r)
+    q2, r2 = _tsqr._positive_diagonal(q, r)
     np.testing.assert_allclose(q2 @ r2, a, atol=1e-12)
     assert (np.diag(r2) >= 0).all()
     c = data((4, 3), np.complex128)
     q, r = np.linalg.qr(c)
-    q2, r2 = _linalg._positive_diagonal(q, r)
+    q2, r2 = _tsqr._positive_diagonal(q, r)
     np.testing.assert_allclose(q2 @ r2, c, atol=1e-12)
     np.testing.assert_allclose(np.diag(r2).imag, 0, atol=1e-12)
 
@@ -252,10 +252,10 @@ def test_stacked_matmul_broadcasts_batches(comm_of, a_shape, b_shape):
     comm = comm_of(3)
     A, B = data(a_shape), data(b_shape)
     expected = np.matmul(A, B)
-    spec = _linalg.matmul_spec(A.shape, B.shape)
+    spec = _plan.matmul_spec(A.shape, B.shape)
     for a_split, b_split in itertools.product(splits_of(A.ndim), splits_of(B.ndim)):
         c = ht.matmul(dnd(A, a_split, comm), dnd(B, b_split, comm))
-        check(c, expected, _linalg.matmul_split(spec, a_split, b_split), comm)
+        check(c, expected, _plan.matmul_split(spec, a_split, b_split), comm)
 
 
 def test_matmul_converts_numpy_and_torch_operands(comm_of):
@@ -315,10 +315,10 @@ def test_contraction_split_sends_only_result_blocks(client, comm_of):
     comm = comm_of(4)
     A, B = data((12, 400)), data((400, 8))
     a, b = dnd(A, 1, comm), dnd(B, 0, comm)
-    plan = _linalg.plan_product(
-        _linalg.matmul_spec(A.shape, B.shape),
-        _linalg._layout_of(a),
-        _linalg._layout_of(b),
+    plan = _plan.plan_product(
+        _plan.matmul_spec(A.shape, B.shape),
+        _build._layout_of(a),
+        _build._layout_of(b),
         "n",
         4,
         8,
@@ -369,10 +369,10 @@ def test_tensordot_every_split_pair(comm_of, n):
     A, B = data((4, 3, 5)), data((5, 3, 2))
     axes = ([1, 2], [1, 0])
     expected = np.tensordot(A, B, axes=axes)
-    spec = _linalg.tensordot_spec(A.shape, B.shape, *axes)
+    spec = _plan.tensordot_spec(A.shape, B.shape, *axes)
     for a_split, b_split in itertools.product(splits_of(3), splits_of(3)):
         c = ht.tensordot(dnd(A, a_split, comm), dnd(B, b_split, comm), axes=axes)
-        check(c, expected, _linalg.tensordot_split(spec, a_split, b_split), comm)
+        check(c, expected, _plan.tensordot_split(spec, a_split, b_split), comm)
 
 
 def test_tensordot_axes_forms_and_errors(comm_of):
@@ -563,7 +563,7 @@ def test_qr_with_empty_ranks_and_other_dtypes(comm_of):
     ints = np.arange(24).reshape(8, 3) % 5
     check_qr(*ht.linalg.qr(dnd(ints, 0, comm)), ints.astype(np.float64), comm, 1e-10)
     # all results agree with numpy's after its signs are fixed the same way
-    q0, r0 = _linalg._positive_diagonal(*np.linalg.qr(A))
+    q0, r0 = _tsqr._positive_diagonal(*np.linalg.qr(A))
     np.testing.assert_allclose(r.numpy(), r0, atol=1e-10)
     np.testing.assert_allclose(q.numpy(), q0, atol=1e-10)
 
