@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dndask as ht
-from dndask import _statistics
+from dndask._statistics import _quantiles, _selection
 
 PROPS = settings(derandomize=True, max_examples=150, deadline=None)
 QS = [50, [0, 12.5, 50, 87.5, 100]]
@@ -67,12 +67,12 @@ def test_plan_and_combine_equal_numpy_for_every_method():
                 data[0] = np.inf
             s = np.sort(data)
             for q in qs:
-                _, fraction, weak = _statistics._check_q(q)
-                for method in _statistics._METHODS:
-                    low, high, gamma = _statistics.plan_quantiles(n, fraction, method)
+                _, fraction, weak = _quantiles.check_q(q)
+                for method in _quantiles._METHODS:
+                    low, high, gamma = _quantiles.plan_quantiles(n, fraction, method)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", RuntimeWarning)
-                        got = _statistics.combine_quantiles(
+                        got = _quantiles.combine_quantiles(
                             s[low], s[high], gamma, weak, False, data.dtype
                         )
                         want = np.asarray(np.percentile(data, q, method=method))
@@ -83,10 +83,10 @@ def test_plan_and_combine_equal_numpy_for_every_method():
 def test_nan_result_keeps_numpy_dtype():
     data = np.array([1.0, np.nan, 3.0], np.float32)
     for q in (50, [10, 90], np.float64(3)):
-        _, fraction, weak = _statistics._check_q(q)
-        low, _, gamma = _statistics.plan_quantiles(3, fraction, "linear")
+        _, fraction, weak = _quantiles.check_q(q)
+        low, _, gamma = _quantiles.plan_quantiles(3, fraction, "linear")
         zeros = np.zeros(np.shape(low), np.float32)
-        got = _statistics.combine_quantiles(zeros, zeros, gamma, weak, True, data.dtype)
+        got = _quantiles.combine_quantiles(zeros, zeros, gamma, weak, True, data.dtype)
         want = np.asarray(np.percentile(data, q))
         assert got.dtype == want.dtype and np.isnan(got).all()
 
@@ -94,7 +94,7 @@ def test_nan_result_keeps_numpy_dtype():
 def local_select(chunks, positions, m):
     """Run the selection against in-memory chunks: the worker side is ``probe``."""
     ordered = [np.sort(c) for c in chunks]
-    return _statistics.select(positions, lambda b: [_statistics.probe(s, b, m) for s in ordered], m)
+    return _selection.select(positions, lambda b: [_selection.probe(s, b, m) for s in ordered], m)
 
 
 @PROPS
@@ -139,12 +139,12 @@ def test_select_rounds_and_traffic_stay_small():
 
 def test_probe_counts_ties_instead_of_sending_them():
     values = np.array([1.0, 2.0, 2.0, 2.0, 2.0, 5.0])
-    has_nan, answers = _statistics.probe(values, [(None, None), (1.0, 2.0), (2.0, None)], 2)
+    has_nan, answers = _selection.probe(values, [(None, None), (1.0, 2.0), (2.0, None)], 2)
     assert not has_nan
     assert answers[0][:2] == (0, 6) and answers[0][2].tolist() == [1.0, 5.0]
     assert answers[1][:2] == (1, 1) and answers[1][2].size == 0
     assert answers[2][:2] == (5, 6) and answers[2][2].tolist() == [5.0]
-    assert _statistics.probe(np.array([0.0, np.nan]), [(None, None)], 4)[0]
+    assert _selection.probe(np.array([0.0, np.nan]), [(None, None)], 4)[0]
 
 
 # ---------------------------------------------------------- percentile, median
@@ -178,7 +178,7 @@ def test_median_against_numpy(comm_of, shape, split, n):
 
 def test_global_selection_every_method_and_dtype(comm_of, monkeypatch):
     comm = comm_of(5)
-    monkeypatch.setattr(_statistics, "_SAMPLES", 4)  # force several rounds
+    monkeypatch.setattr(_selection, "_SAMPLES", 4)  # force several rounds
     rng = np.random.default_rng(4)
     data = {
         "int32 ties": np.repeat(np.arange(4, dtype=np.int32), 10),
@@ -186,12 +186,12 @@ def test_global_selection_every_method_and_dtype(comm_of, monkeypatch):
     }
     for name, g in data.items():
         a = unbalanced(ht.array(g, split=0, comm=comm))
-        for i, method in enumerate(_statistics._METHODS):
+        for i, method in enumerate(_quantiles._METHODS):
             for q in ([3, 50, 97.5], 33.3)[i % 2 :]:
                 got = ht.percentile(a, q, method=method)
                 want = np.asarray(np.percentile(g, q, method=method))
                 assert_layout(got, want, None, comm)
-        assert _statistics.last_selection["rounds"] > 1, name
+        assert _selection.last_selection["rounds"] > 1, name
         assert_layout(ht.median(a), np.asarray(np.median(g)), None, comm)
 
 
@@ -201,7 +201,7 @@ def test_selection_moves_only_counts_and_samples(comm_of):
     a = ht.array(g, split=0, comm=comm).persist()
     got = ht.percentile(a, [1, 50, 99])
     assert_layout(got, np.percentile(g, [1, 50, 99]), None, comm)
-    stats = _statistics.last_selection
+    stats = _selection.last_selection
     assert stats["rounds"] <= 3
     assert stats["values"] <= stats["rounds"] * comm.size * stats["samples"] * 6
     assert stats["bytes"] < g.nbytes / 20

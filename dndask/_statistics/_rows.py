@@ -1,0 +1,83 @@
+"""Graph pieces: one small row per rank, tree-summed or fetched as metadata.
+
+Histograms and counts are made as one row per non-empty rank (each task
+pinned to its rank) and summed by Dask. :func:`small` fetches metadata to the
+driver: the global extrema (two values per rank) and the zero-weight check of
+:func:`dndask.average` (one bool).
+"""
+
+from __future__ import annotations
+
+import dask.array as da
+import numpy as np
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
+
+from .. import _compute, _dndarray
+from .._graph import block_index, meta_of
+
+
+def _row(fn, *chunks) -> np.ndarray:
+    return np.asarray(fn(*chunks))[None, ...]
+
+
+def _busy_ranks(x: da.Array, split) -> list[int]:
+    """Ranks whose chunk holds values (rank 0 if none does: it then reports zeros)."""
+    if x.size == 0 or split is None:
+        return [0]
+    return [r for r, c in enumerate(x.chunks[split]) if c]
+
+
+def per_rank_rows(prefix: str, fn, arrays: list, split, width: int, dtype, params=()) -> tuple:
+    """A Dask array whose row ``i`` is ``fn`` of the ``i``-th non-empty rank's chunks.
+
+    ``arrays`` are aligned Dask arrays (one chunk per rank along ``split``);
+    ``params`` are what ``fn`` captured (for the task names). Rows are
+    ``width`` long. Returns the array and the placement hints of its tasks
+    (each runs on its rank).
+    """
+    ranks = _busy_ranks(arrays[0], split)
+    token = tokenize(prefix, [x.name for x in arrays], split, width, np.dtype(dtype).str, params)
+    name = f"{prefix}-{token}"
+    dsk, hints = {}, {}
+    for i, r in enumerate(ranks):
+        keys = [(x.name, *block_index(split, x.ndim, r)) for x in arrays]
+        dsk[(name, i, 0)] = (_row, fn, *keys)
+        hints[(name, i, 0)] = r
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=arrays)
+    chunks = ((1,) * len(ranks), (width,))
+    return da.Array(graph, name, chunks, meta=meta_of(dtype, 2)), hints
+
+
+def summed(rows: da.Array, hints: dict, dtype, comm, parents) -> _dndarray.DNDarray:
+    """The tree sum of per-rank rows as a ``split=None`` DNDarray."""
+    total = rows.sum(axis=0, dtype=dtype) if rows.shape[0] > 1 else rows[0]
+    out = _dndarray.from_dask(total, None, comm, parents=parents)
+    out._hints.update(hints)
+    return out
+
+
+def small(x: da.Array, owner: _dndarray.DNDarray, hints: dict) -> np.ndarray:
+    """Compute a small Dask array (metadata) made from ``owner`` in the driver.
+
+    ``owner``'s tasks and the ones in ``hints`` run on their ranks.
+    """
+    table = owner._placement()
+    table.update({k: owner.comm.workers[r] for k, r in hints.items()})
+    return _compute.compute(x, owner.comm.client, table)
+
+
+def _extrema_of(chunk: np.ndarray) -> np.ndarray:
+    return np.array([chunk.min(), chunk.max()], dtype=chunk.dtype)
+
+
+def extrema(a: _dndarray.DNDarray):
+    """Global ``(min, max)`` as numpy scalars of ``a.dtype`` (NaN propagates); None if empty.
+
+    Two values per non-empty rank travel to the driver.
+    """
+    if a.size == 0:
+        return None
+    rows, hints = per_rank_rows("extrema", _extrema_of, [a.to_dask()], a.split, 2, a.dtype)
+    table = small(rows, a, hints)
+    return np.min(table[:, 0]), np.max(table[:, 1])
