@@ -17,8 +17,18 @@ import torch
 from conftest import layouts, received_bytes, splits_of
 
 import dndask as ht
-from dndask import _indexing as ix
 from dndask import _layout
+from dndask._indexing._keys import Key, covers, local_key, normalize_key, the_mask
+from dndask._indexing._plan import GetPlan, plan_fetch, plan_getitem, positions_in, result_layout
+from dndask._indexing._setplan import (
+    ALL,
+    Region,
+    check_value_shape,
+    mask_positions,
+    plan_setitem,
+    value_key,
+)
+from dndask._indexing._tasks import assign, run_fetch
 
 SHAPE = (7, 4, 3)
 G = np.arange(np.prod(SHAPE), dtype=np.float64).reshape(SHAPE)
@@ -138,11 +148,11 @@ def chunks_of(g: np.ndarray, split, counts) -> list[np.ndarray]:
     return np.split(g, np.cumsum(counts)[:-1], axis=split)
 
 
-def mask_setup(norm: ix.Key, split, counts):
+def mask_setup(norm: Key, split, counts):
     """What the driver computes for a mask key: each rank's mask argument and the counts table."""
-    _, it = ix._the_mask(norm)
+    _, it = the_mask(norm)
     mask = np.asarray(it.value)
-    if not ix._covers(it, split):
+    if not covers(it, split):
         return [mask] * max(len(counts), 1), np.array([mask.sum()])
     axis = split - it.axis
     pieces = np.split(mask, np.cumsum(counts)[:-1], axis=axis)
@@ -150,15 +160,15 @@ def mask_setup(norm: ix.Key, split, counts):
     return pieces, table
 
 
-def simulate_get(g: np.ndarray, key, split, counts) -> tuple[np.ndarray, ix.GetPlan]:
+def simulate_get(g: np.ndarray, key, split, counts) -> tuple[np.ndarray, GetPlan]:
     """Run the plan of ``g[key]`` on numpy chunks, as the tasks would."""
-    norm = ix.normalize_key(key, g.shape)
+    norm = normalize_key(key, g.shape)
     chunks = chunks_of(g, split, counts)
     masks, table = None, None
     if norm.mode == "mask":
         masks, table = mask_setup(norm, split, counts)
-    plan = ix.plan_getitem(norm, split, counts, table)
-    parts = [ix.run_fetch(f, chunks, g.dtype, masks) for f in plan.fetches]
+    plan = plan_getitem(norm, split, counts, table)
+    parts = [run_fetch(f, chunks, g.dtype, masks) for f in plan.fetches]
     for part, fetch in zip(parts, plan.fetches, strict=True):
         assert part.shape == fetch.shape
     if plan.split is None:
@@ -170,38 +180,38 @@ def simulate_get(g: np.ndarray, key, split, counts) -> tuple[np.ndarray, ix.GetP
 
 def simulate_set(g: np.ndarray, key, value: np.ndarray, split, counts) -> np.ndarray:
     """Run the plan of ``g[key] = value`` on numpy chunks, as the tasks would."""
-    norm = ix.normalize_key(key, g.shape)
+    norm = normalize_key(key, g.shape)
     chunks = [c.copy() for c in chunks_of(g, split, counts)]
     masks, table = [None] * len(chunks), None
     if norm.mode == "mask":
         masks, table = mask_setup(norm, split, counts)
-    plan = ix.plan_setitem(norm, split, counts, table)
-    ix.check_value_shape(value.shape, plan.shape)
+    plan = plan_setitem(norm, split, counts, table)
+    check_value_shape(value.shape, plan.shape)
     for r, target in enumerate(plan.targets):
         if target is None:
             continue
         local, region = target
-        vkey = ix.value_key(value.shape, plan.shape, region)
-        fetched = ix.run_fetch(ix.plan_fetch(vkey, None, ()), [value], value.dtype)
-        chunks[r] = ix.assign(chunks[r], local, fetched, masks[r])
+        vkey = value_key(value.shape, plan.shape, region)
+        fetched = run_fetch(plan_fetch(vkey, None, ()), [value], value.dtype)
+        chunks[r] = assign(chunks[r], local, fetched, masks[r])
     return chunks[0] if split is None else np.concatenate(chunks, axis=split)
 
 
 def mask_needs_resplit(key, split) -> bool:
-    norm = ix.normalize_key(key, SHAPE)
+    norm = normalize_key(key, SHAPE)
     if norm.mode != "mask":
         return False
-    _, it = ix._the_mask(norm)
-    return ix._covers(it, split) and split != it.axis
+    _, it = the_mask(norm)
+    return covers(it, split) and split != it.axis
 
 
 @pytest.mark.parametrize("key", KEYS + RANDOM_KEYS, ids=repr)
 def test_result_layout_has_numpys_shape(key):
-    norm = ix.normalize_key(key, SHAPE)
+    norm = normalize_key(key, SHAPE)
     if norm.mode == "mask":
-        _, it = ix._the_mask(norm)
+        _, it = the_mask(norm)
         norm = norm._replace(bshape=(int(np.count_nonzero(it.value)),))
-    assert ix.result_layout(norm).shape == G[key].shape
+    assert result_layout(norm).shape == G[key].shape
 
 
 @pytest.mark.parametrize("split", splits_of(3))
@@ -233,25 +243,25 @@ def test_set_plans_reproduce_numpy(split, size):
 
 
 def test_slice_plans_stay_local_and_negative_steps_mirror():
-    plan = ix.plan_getitem(ix.normalize_key(slice(1, 6), (7,)), 0, (2, 2, 2, 1))
+    plan = plan_getitem(normalize_key(slice(1, 6), (7,)), 0, (2, 2, 2, 1))
     assert plan.counts == (1, 2, 2, 0)
     assert [[s for s, _ in f.pieces] for f in plan.fetches] == [[0], [1], [2], []]
-    plan = ix.plan_getitem(ix.normalize_key(slice(None, None, -1), (7,)), 0, (2, 2, 2, 1))
+    plan = plan_getitem(normalize_key(slice(None, None, -1), (7,)), 0, (2, 2, 2, 1))
     assert plan.counts == (1, 2, 2, 2)
     assert [[s for s, _ in f.pieces] for f in plan.fetches] == [[3], [2], [1], [0]]
-    plan = ix.plan_getitem(ix.normalize_key((slice(None), 2), (7, 4)), 0, (0, 7))
+    plan = plan_getitem(normalize_key((slice(None), 2), (7, 4)), 0, (0, 7))
     assert plan.split == 0 and plan.counts == (0, 7)
 
 
 def test_array_plans_fetch_one_piece_per_source_and_reorder():
-    plan = ix.plan_getitem(ix.normalize_key([6, 0, 5, 1], (7,)), 0, (2, 2, 2, 1))
+    plan = plan_getitem(normalize_key([6, 0, 5, 1], (7,)), 0, (2, 2, 2, 1))
     assert plan.split == 0 and plan.counts == (1, 1, 1, 1)
     assert [[s for s, _ in f.pieces] for f in plan.fetches] == [[3], [0], [2], [0]]
-    fetch = ix.plan_fetch(ix.normalize_key([6, 0, 5, 1, 6], (7,)), 0, (2, 2, 2, 1))
+    fetch = plan_fetch(normalize_key([6, 0, 5, 1, 6], (7,)), 0, (2, 2, 2, 1))
     assert [s for s, _ in fetch.pieces] == [0, 2, 3]
     assert fetch.order.tolist() == [3, 0, 2, 1, 4]  # pieces hold positions [1, 3], [2], [0, 4]
     mask = np.array([True, False, True, True, False, False, True])
-    plan = ix.plan_getitem(ix.normalize_key((mask, 0), (7, 2)), 0, (2, 2, 2, 1))
+    plan = plan_getitem(normalize_key((mask, 0), (7, 2)), 0, (2, 2, 2, 1))
     assert plan.counts == (1, 2, 0, 1)  # a mask keeps each rank's rows where they are
 
 
@@ -263,7 +273,7 @@ def test_positions_in_matches_brute_force():
                 for lo in range(8):
                     for hi in range(lo, 9):
                         inside = [i for i, v in enumerate(r) if lo <= v < hi]
-                        i0, i1 = ix.positions_in(r, lo, hi)
+                        i0, i1 = positions_in(r, lo, hi)
                         assert list(range(i0, i1)) == inside
 
 
@@ -275,22 +285,22 @@ def test_mask_positions_follow_c_order():
         pieces = np.split(mask, np.cumsum(counts)[:-1], axis=1)
         table = np.stack([p.sum(axis=(1, 2)) for p in pieces])
         owner = np.repeat(np.arange(3), counts)[np.nonzero(mask)[1]]
-        for r, positions in enumerate(ix.mask_positions(table)):
+        for r, positions in enumerate(mask_positions(table)):
             assert positions.tolist() == np.flatnonzero(owner == r).tolist()
 
 
 def test_value_key_cuts_only_the_needed_part():
-    rows = ix.Region("rows", 1, 2, 4)
-    assert ix.local_key(ix.value_key((5, 6), (5, 6), rows).items) == (
+    rows = Region("rows", 1, 2, 4)
+    assert local_key(value_key((5, 6), (5, 6), rows).items) == (
         slice(0, 5, 1),
         slice(2, 4, 1),
     )
-    take = ix.Region("take", 0, ndims=2, positions=np.array([5, 0]))
-    vkey = ix.value_key((2, 3), (2, 3), take)
-    assert [k.tolist() for k in ix.local_key(vkey.items)] == [[1, 0], [2, 0]]
-    vkey = ix.value_key((1, 3), (2, 3), take)  # broadcast along the first axis
-    assert [k.tolist() for k in ix.local_key(vkey.items)] == [[0, 0], [2, 0]]
-    assert ix.local_key(ix.value_key((1, 1, 3), (5, 3), ix.ALL).items) == (
+    take = Region("take", 0, ndims=2, positions=np.array([5, 0]))
+    vkey = value_key((2, 3), (2, 3), take)
+    assert [k.tolist() for k in local_key(vkey.items)] == [[1, 0], [2, 0]]
+    vkey = value_key((1, 3), (2, 3), take)  # broadcast along the first axis
+    assert [k.tolist() for k in local_key(vkey.items)] == [[0, 0], [2, 0]]
+    assert local_key(value_key((1, 1, 3), (5, 3), ALL).items) == (
         0,
         slice(0, 1, 1),
         slice(0, 3, 1),
@@ -299,29 +309,29 @@ def test_value_key_cuts_only_the_needed_part():
 
 def test_normalize_key_errors_are_numpys():
     with pytest.raises(IndexError, match="`key` index 9 is out of bounds for axis 0 with size 7"):
-        ix.normalize_key(9, SHAPE)
+        normalize_key(9, SHAPE)
     with pytest.raises(IndexError, match="`key` index -5 is out of bounds for axis 1 with size 4"):
-        ix.normalize_key((slice(None), [0, -5]), SHAPE)
+        normalize_key((slice(None), [0, -5]), SHAPE)
     with pytest.raises(IndexError, match="array is 3-dimensional, but 4 were indexed"):
-        ix.normalize_key((0, 0, 0, 0), SHAPE)
+        normalize_key((0, 0, 0, 0), SHAPE)
     with pytest.raises(IndexError, match="single ellipsis"):
-        ix.normalize_key((Ellipsis, Ellipsis), SHAPE)
+        normalize_key((Ellipsis, Ellipsis), SHAPE)
     with pytest.raises(IndexError, match="size of axis is 4 but size of the boolean axis is 3"):
-        ix.normalize_key((slice(None), np.ones(3, bool)), SHAPE)
+        normalize_key((slice(None), np.ones(3, bool)), SHAPE)
     with pytest.raises(IndexError, match="only integers, slices"):
-        ix.normalize_key(1.5, SHAPE)
+        normalize_key(1.5, SHAPE)
     with pytest.raises(IndexError, match="integer \\(or boolean\\) type, got float64"):
-        ix.normalize_key(np.array([1.0]), SHAPE)
+        normalize_key(np.array([1.0]), SHAPE)
     with pytest.raises(TypeError, match="`key` slice indices must be integers or None, got float"):
-        ix.normalize_key(slice(0, 1.5), SHAPE)
+        normalize_key(slice(0, 1.5), SHAPE)
     with pytest.raises(ValueError, match="`key` slice step cannot be zero"):
-        ix.normalize_key(slice(None, None, 0), SHAPE)
+        normalize_key(slice(None, None, 0), SHAPE)
     with pytest.raises(
         IndexError, match=r"could not be broadcast together with shapes \(2,\) \(3,\)"
     ):
-        ix.normalize_key(([0, 1], [0, 1, 2]), SHAPE)
+        normalize_key(([0, 1], [0, 1, 2]), SHAPE)
     with pytest.raises(NotImplementedError, match="scalar booleans"):
-        ix.normalize_key(True, SHAPE)
+        normalize_key(True, SHAPE)
 
 
 # ------------------------------------------------------------------ cluster
