@@ -115,7 +115,7 @@ def exp(x, /, *, out: DNDarray | None = None) -> DNDarray:
     """Exponential ``e**x``, elementwise.
 
     >>> import dndask as ht
-    >>> ht.exp(ht.array([0.0, 1.0], split=0)).numpy().tolist()
+    >>> ht.exp(ht.array([0.0, 1.0], dtype=ht.float64, split=0)).numpy().tolist()
     [1.0, 2.718281828459045]
     """
     return _ops.elementwise(np.exp, x, name="exp", out=out)
@@ -165,7 +165,7 @@ def log10(x, /, *, out: DNDarray | None = None) -> DNDarray:
     """Base-10 logarithm, elementwise.
 
     >>> import dndask as ht
-    >>> ht.log10(ht.array([1.0, 100.0], split=0)).numpy().tolist()
+    >>> ht.log10(ht.array([1.0, 100.0], dtype=ht.float64, split=0)).numpy().tolist()
     [0.0, 2.0]
     """
     return _ops.elementwise(np.log10, x, name="log10", out=out)
@@ -615,7 +615,7 @@ def logaddexp(x1, x2, /, *, out: DNDarray | None = None) -> DNDarray:
     """``log(exp(x1) + exp(x2))``, elementwise.
 
     >>> import dndask as ht
-    >>> ht.logaddexp(ht.array([0.0], split=0), 0.0).numpy().tolist()
+    >>> ht.logaddexp(ht.array([0.0], dtype=ht.float64, split=0), 0.0).numpy().tolist()
     [0.6931471805599453]
     """
     return _ops.elementwise(np.logaddexp, x1, x2, name="logaddexp", out=out)
@@ -825,7 +825,7 @@ def round(x, decimals: int = 0, *, out: DNDarray | None = None) -> DNDarray:
     """Round to ``decimals`` decimal places (halves to even, as numpy).
 
     >>> import dndask as ht
-    >>> ht.round(ht.array([1.25, 2.5, -0.5], split=0), 1).numpy().tolist()
+    >>> ht.round(ht.array([1.25, 2.5, -0.5], dtype=ht.float64, split=0), 1).numpy().tolist()
     [1.2, 2.5, -0.5]
     """
     if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):

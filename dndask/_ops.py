@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from dask.base import tokenize
 
-from . import _dndarray, _layout, _scan, _types
+from . import _distribution, _dndarray, _layout, _scan, _types
 from ._torch import from_torch
 
 
@@ -83,6 +83,8 @@ def elementwise(fn: Callable, *values, name: str, out=None) -> _dndarray.DNDarra
     arrays, split, comm, parents = align(values, name)
     try:
         result = fn(*arrays)
+        if split is not None and result.shape[split] == 1 and len(result.chunks[split]) > 1:
+            result = _one_row_split(fn, arrays, split, result)
     except TypeError as err:
         raise TypeError(
             f"`{name}` does not support the operands "
@@ -90,6 +92,25 @@ def elementwise(fn: Callable, *values, name: str, out=None) -> _dndarray.DNDarra
             + f": {err}"
         ) from None
     return into(out, _dndarray.from_dask(result, split, comm, parents), name)
+
+
+def _one_row_split(fn: Callable, arrays: list, split: int, wrong: da.Array) -> da.Array:
+    """``fn(*arrays)`` when the split axis has one row spread over several chunks.
+
+    Dask treats a length-1 axis as broadcastable and feeds every output
+    chunk from block 0, so chunks ``(1, 0, 0)`` would come out as three rows.
+    The operands are cut down to their one non-empty block along the split
+    axis (a graph rewrite, no data moves), and the empty ranks are put back.
+    """
+    ndim = wrong.ndim
+    cut = []
+    for x in arrays:
+        axis = split - (ndim - getattr(x, "ndim", 0))
+        if isinstance(x, da.Array) and axis >= 0 and len(x.chunks[axis]) > 1:
+            keep = next((i for i, c in enumerate(x.chunks[axis]) if c), 0)
+            x = x.blocks[tuple(keep if a == axis else slice(None) for a in range(x.ndim))]
+        cut.append(x)
+    return _distribution.restore_empty_ranks(fn(*cut), split, wrong.chunks[split])
 
 
 def _dtype_of(value) -> str:

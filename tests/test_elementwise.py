@@ -318,3 +318,20 @@ def test_bad_operands_name_the_operands(comm_of):
     with pytest.raises(TypeError, match="`decimals` must be an int, got float"):
         ht.round(a, 1.5)
     assert_layout(a, np.zeros((3, 4), dtype=np.float32), 0, comm)
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_one_row_on_many_ranks(comm_of, n):
+    # Dask alone would broadcast the single row into every empty chunk
+    comm = comm_of(n)
+    g = np.array([[3.0, 4.0]])
+    for split in (0, 1):
+        a = ht.array(g if split == 0 else g.T, split=split, comm=comm)
+        h = g if split == 0 else g.T
+        assert_layout(a + 4.0, h + 4.0, split, comm)
+        assert_layout(ht.hypot(a, 4.0), np.hypot(h, 4.0), split, comm)
+        assert_layout(a * a, h * h, split, comm)
+        assert_layout(ht.where(a > 3, a, 0.0), np.where(h > 3, h, 0.0), split, comm)
+    one = skewed(ht.array(np.array([2.0]), split=0, comm=comm))
+    assert_layout(one - 1.0, np.array([1.0]), 0, comm)
+    assert (one - 1.0).lshape_map.tolist() == one.lshape_map.tolist()
