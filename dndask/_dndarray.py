@@ -378,18 +378,47 @@ class DNDarray:
         workers = self._comm.workers
         return {key: workers[r] for key, r in self._lineage().items()}
 
-    def persist_(self) -> DNDarray:
-        """Compute now, keeping chunk ``r`` in ``comm.workers[r]``'s memory; returns ``self``."""
-        persisted = _compute.persist(self._array, self._comm.client, self._placement())
+    def persist_(self, replicate: int = 1) -> DNDarray:
+        """Compute now, keeping chunk ``r`` in ``comm.workers[r]``'s memory; returns ``self``.
+
+        A lost worker is survivable when the chunks can be recomputed from the
+        graph: Dask recomputes them on the worker that replaces it (see
+        :class:`dndask._compute.RankKeeper`). Data that exists only in memory
+        (sent from the driver or made by ``ht.per_rank``) cannot be recomputed;
+        ``replicate=k`` keeps ``k`` copies of every chunk on different workers
+        (``k`` times the memory), so it survives the loss of ``k - 1`` of them.
+
+        Examples
+        --------
+        >>> import dndask as ht
+        >>> a = ht.arange(6, split=0).persist_(replicate=2)
+        >>> a.numpy().tolist()
+        [0, 1, 2, 3, 4, 5]
+        """
+        if isinstance(replicate, bool) or not isinstance(replicate, int):
+            raise TypeError(f"`replicate` must be an int, got {type(replicate).__name__}")
+        if replicate < 1:
+            raise ValueError(f"`replicate` must be at least 1, got {replicate}")
+        client = self._comm.client
+        if replicate > 1:
+            n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
+            if replicate > n_workers:
+                raise ValueError(
+                    f"`replicate` must be at most the number of workers, {n_workers}, "
+                    f"got {replicate}"
+                )
+        persisted = _compute.persist(
+            self._array, client, self._placement(), comm=self._comm, replicate=replicate
+        )
         return self._set(persisted, self._split)
 
-    def persist(self) -> DNDarray:
+    def persist(self, replicate: int = 1) -> DNDarray:
         """Out-of-place :meth:`persist_`: a persisted copy (the original stays lazy)."""
-        return self.copy().persist_()
+        return self.copy().persist_(replicate)
 
     def compute(self) -> np.ndarray:
         """The global values as a numpy array in the driver."""
-        return _compute.compute(self._array, self._comm.client, self._placement())
+        return _compute.compute(self._array, self._comm.client, self._placement(), self._comm)
 
     def numpy(self) -> np.ndarray:
         """The global values as a numpy array in the driver (same as :meth:`compute`)."""
