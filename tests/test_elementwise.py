@@ -7,7 +7,7 @@ import operator
 import numpy as np
 import pytest
 import torch
-from conftest import assert_layout, layouts, skewed
+from conftest import assert_layout, layouts, skewed, values_of
 
 import dndask as ht
 
@@ -94,13 +94,26 @@ def _data(shape, seed=0):
     return g
 
 
-def _check(got, expected, split, comm):
+def _check(got, expected, split, comm, pending=None):
+    """Layout checks now; values now, or in one batch later if ``pending`` collects them."""
     assert isinstance(got, ht.DNDarray)
     assert got.split == split and got.comm == comm
     assert got.lshape_map.shape[0] == comm.size
-    values = got.numpy()
+    expected = np.asarray(expected)
+    if pending is None:
+        _compare(got.numpy(), expected)
+    else:
+        pending.append((got, expected))
+
+
+def _compare(values, expected):
     assert values.dtype == expected.dtype
     np.testing.assert_allclose(values, expected, rtol=1e-12, equal_nan=True)
+
+
+def _check_all(pending):
+    for (_, expected), values in zip(pending, values_of(p[0] for p in pending), strict=True):
+        _compare(values, expected)
 
 
 @pytest.mark.parametrize(("shape", "split", "n"), layouts(SHAPES, rank_counts=(1, 4)))
@@ -110,14 +123,16 @@ def test_unary_functions(comm_of, shape, split, n):
     arrays = [ht.array(g, split=split, comm=comm)]
     if split is not None and n > 1:
         arrays.append(skewed(arrays[0]))
+    pending = []
     with np.errstate(all="ignore"):
         for a in arrays:
             for name in UNARY:
                 expected = getattr(np, "conjugate" if name == "conj" else name)(g)
-                _check(getattr(ht, name)(a), np.asarray(expected), split, comm)
+                _check(getattr(ht, name)(a), expected, split, comm, pending)
                 if a is arrays[-1] and len(arrays) > 1:
                     # elementwise work never moves rows: the skew is kept
                     assert getattr(ht, name)(a).lshape_map.tolist() == a.lshape_map.tolist()
+        _check_all(pending)
 
 
 @pytest.mark.parametrize(("shape", "split", "n"), layouts(SHAPES, rank_counts=(1, 5)))
@@ -127,14 +142,16 @@ def test_binary_functions(comm_of, shape, split, n):
     a = ht.array(g, split=split, comm=comm)
     other_split = None if split is None else (split + 1) % len(shape)
     b = ht.array(h, split=other_split, comm=comm)
+    pending = []
     with np.errstate(all="ignore"):
         for name in BINARY:
             fn = getattr(np, name)
-            _check(getattr(ht, name)(a, b), fn(g, h), split, comm)
-            _check(getattr(ht, name)(a, 0.5), fn(g, 0.5), split, comm)
-            _check(getattr(ht, name)(h, a), fn(h, g), split, comm)  # numpy operand first
+            _check(getattr(ht, name)(a, b), fn(g, h), split, comm, pending)
+            _check(getattr(ht, name)(a, 0.5), fn(g, 0.5), split, comm, pending)
+            _check(getattr(ht, name)(h, a), fn(h, g), split, comm, pending)  # numpy first
         for alias, name in ALIASES.items():
-            _check(getattr(ht, alias)(a, b), getattr(np, name)(g, h), split, comm)
+            _check(getattr(ht, alias)(a, b), getattr(np, name)(g, h), split, comm, pending)
+        _check_all(pending)
 
 
 @pytest.mark.parametrize(("shape", "split", "n"), layouts([(6, 3)], rank_counts=(1, 4)))
@@ -178,15 +195,17 @@ def test_operators_and_reflected(comm_of, shape, split, n):
     comm = comm_of(n)
     g = np.arange(1.0, 21.0).reshape(shape)
     a = skewed(ht.array(g, split=split, comm=comm))
+    pending = []
     for op in OPERATORS:
-        assert_layout(op(a, 3.0), op(g, 3.0), split, comm)
-        assert_layout(op(3.0, a), op(3.0, g), split, comm)
-        assert_layout(op(a, g[::-1]), op(g, g[::-1]), split, comm)
-        assert_layout(op(a, torch.tensor(2.0)), op(g, 2.0), split, comm)
+        _check(op(a, 3.0), op(g, 3.0), split, comm, pending)
+        _check(op(3.0, a), op(3.0, g), split, comm, pending)
+        _check(op(a, g[::-1]), op(g, g[::-1]), split, comm, pending)
+        _check(op(a, torch.tensor(2.0)), op(g, 2.0), split, comm, pending)
     i = ht.array(g.astype(np.int64), split=split, comm=comm)
     for op in BIT_OPERATORS:
-        assert_layout(op(i, 2), op(g.astype(np.int64), 2), split, comm)
-        assert_layout(op(2, i), op(2, g.astype(np.int64)), split, comm)
+        _check(op(i, 2), op(g.astype(np.int64), 2), split, comm, pending)
+        _check(op(2, i), op(2, g.astype(np.int64)), split, comm, pending)
+    _check_all(pending)
     assert_layout(-a, -g, split, comm)
     assert_layout(+a, g, split, comm)
     assert_layout(abs(-a), g, split, comm)
