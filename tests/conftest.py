@@ -57,15 +57,43 @@ def received_bytes(client, since: float) -> int:
     """Bytes the workers fetched from each other after ``since`` (their own transfer logs).
 
     The receiving side logs a transfer before the task that needed it runs, so
-    the count is complete once ``persist`` has returned.
+    the count is complete once ``persist`` has returned. Each transfer's start
+    is read in the worker's own clock (see :func:`stamp_transfers`), which on
+    this one-machine cluster is the driver's.
     """
 
     def received(dask_worker, since=since):
-        delay = dask_worker.scheduler_delay  # the log's times are shifted by it
+        delay = dask_worker.scheduler_delay  # only for entries logged before stamping
         log = dask_worker.transfer_incoming_log
-        return sum(e["total"] for e in log if e["start"] - delay >= since)
+        return sum(e["total"] for e in log if e.get("local_start", e["start"] - delay) >= since)
 
     return sum(client.run(received).values())
+
+
+def stamp_transfers(client) -> None:
+    """Make every worker note each incoming transfer's start in its own clock.
+
+    The log shifts its times by ``scheduler_delay``, an estimate of the
+    scheduler's clock offset that every heartbeat revises (by tens of
+    milliseconds on a busy machine). Undoing the shift later with the
+    estimate of that moment can move a transfer that started a few
+    milliseconds after ``since`` to before it, or the reverse, so the start
+    is recorded with the estimate the log used.
+    """
+
+    def stamp(dask_worker):
+        from collections import deque
+
+        class StampedLog(deque):
+            def append(self, entry):
+                entry["local_start"] = entry["start"] - dask_worker.scheduler_delay
+                super().append(entry)
+
+        log = dask_worker.transfer_incoming_log
+        if type(log).__name__ != "StampedLog":
+            dask_worker.transfer_incoming_log = StampedLog(log, maxlen=log.maxlen)
+
+    client.run(stamp)
 
 
 def holders(client, a: ht.DNDarray) -> list[tuple[str, ...]]:
@@ -76,6 +104,7 @@ def holders(client, a: ht.DNDarray) -> list[tuple[str, ...]]:
 @pytest.fixture(scope="session")
 def client():
     c = ht.init(N_WORKERS)
+    stamp_transfers(c)
     yield c
     ht.shutdown()
 
