@@ -125,7 +125,7 @@ def _target(func: Callable) -> Callable | None:
         return None
     if name in _META:
         return _META[name]
-    if name in dndask.__all__ or name in _EXTRA:
+    if name in dndask.__all__:
         target = getattr(dndask, name, None)
         return target if callable(target) and not isinstance(target, type) else None
     return None
@@ -210,8 +210,6 @@ _NUMPY_LINALG = {"qr": _numpy_qr, "svd": _numpy_svd}
 
 # numpy functions that only read metadata: answered without touching the data
 _META = {"shape": _shape, "ndim": _ndim, "size": _size}
-# dndask functions that numpy dispatches to but that are not in dndask's namespace by name
-_EXTRA = {"isclose", "allclose", "where", "round", "clip"}
 
 
 def array_namespace(api_version: str | None):
