@@ -1,0 +1,523 @@
+"""Reliability: a soak of thousands of arrays, two driver threads at once, and lost workers.
+
+The soak and the concurrency tests use the session cluster and check that it
+is left as it was found: no leaked keys on the scheduler, no data left on the
+workers. The lost-worker tests kill worker processes, so they run last, on a
+dedicated 3-worker loopback cluster of their own (never the session cluster
+other tests share).
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import dask
+import dask.array as da
+import distributed
+import numpy as np
+import pytest
+import torch
+from conftest import assert_layout
+
+import dndask as ht
+from dndask import _dndarray
+
+N_SPARE = 3  # workers of the dedicated cluster
+RESTART_TIMEOUT = 90.0  # seconds a nanny may take to bring a killed worker back
+
+
+# ------------------------------------------------------------------ helpers
+def worker_names(client: distributed.Client) -> dict[str, object]:
+    """Address -> name of every worker the scheduler knows now."""
+    info = client.scheduler_info(n_workers=-1)["workers"]
+    return {address: w["name"] for address, w in info.items()}
+
+
+def wait_until(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.05)
+
+
+class Spare:
+    """The dedicated cluster: its client, a comm over its workers, and their pids."""
+
+    def __init__(self, cluster: distributed.LocalCluster, client: distributed.Client):
+        self.cluster = cluster
+        self.client = client
+
+    def comm(self) -> ht.Comm:
+        return ht.Comm.from_client(self.client)
+
+    def pid(self, address: str) -> int:
+        return self.client.run(os.getpid, workers=[address])[address]
+
+    def kill(self, address: str, pid: int | None = None) -> None:
+        """SIGKILL one worker process (by its own pid); its nanny starts a new one."""
+        os.kill(pid or self.pid(address), signal.SIGKILL)
+
+    def healed(self, lost: str) -> None:
+        """Wait until the scheduler has dropped ``lost`` and all workers are back."""
+
+        def back():
+            names = worker_names(self.client)
+            return lost not in names and len(names) >= N_SPARE
+
+        wait_until(back, RESTART_TIMEOUT, f"the worker replacing {lost}")
+
+    def serving(self, comm: ht.Comm) -> list[str]:
+        """The address that serves each rank of ``comm`` now (the worker of the same name)."""
+        by_name = {name: address for address, name in worker_names(self.client).items()}
+        return [by_name[self.names[w]] for w in comm.workers]
+
+    def remember_names(self) -> None:
+        self.names = worker_names(self.client)
+
+
+@pytest.fixture(scope="module")
+def spare(client):
+    """A 3-worker cluster the tests may kill workers of (the session cluster stays intact).
+
+    ``client`` (the session cluster) is started first so that dndask's default
+    client is never this one.
+    """
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DNDASK_LOST_WORKER_TIMEOUT", str(RESTART_TIMEOUT))
+        cluster = distributed.LocalCluster(
+            n_workers=N_SPARE,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            dashboard_address=None,
+            processes=True,
+            silence_logs=logging.CRITICAL,
+        )
+        own = distributed.Client(cluster, set_as_default=False)
+        s = Spare(cluster, own)
+        with own.as_current():
+            ht.arange(3, split=0, comm=s.comm()).numpy()  # installs dndask's scheduler plugin
+    try:
+        yield s
+    finally:
+        own.close()
+        cluster.close()
+
+
+@pytest.fixture
+def lost(spare):
+    """Run a test against the dedicated cluster, its client current in this thread.
+
+    (``ht.per_rank`` waits through the current client.)
+    """
+    with spare.client.as_current():
+        spare.remember_names()
+        yield spare
+
+
+def slow_blocks(x: da.Array, marks: Path, delay: float) -> da.Array:
+    """``x`` with each block held back ``delay`` s; a block leaves ``marks/<pid>`` when it starts.
+
+    The file tells the test which worker process is busy, so it can kill that
+    process while the task runs.
+    """
+
+    def hold(block):
+        (marks / str(os.getpid())).touch()
+        time.sleep(delay)
+        return block
+
+    return x.map_blocks(hold, dtype=x.dtype, meta=x._meta)
+
+
+def kill_when_busy(spare: Spare, address: str, marks: Path) -> threading.Thread:
+    """A thread that kills ``address``'s worker process as soon as a slow block runs on it."""
+    pid = spare.pid(address)
+
+    def watch():
+        wait_until((marks / str(pid)).exists, 60, f"a slow block on {address}")
+        spare.kill(address, pid)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+# ------------------------------------------------------------------- soak
+def scheduler_tasks(client: distributed.Client) -> int:
+    return client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+
+
+def worker_memory(client: distributed.Client) -> dict[str, tuple[int, int, int]]:
+    """Per worker: keys held, bytes of data held (Dask's own count), process RSS."""
+
+    def measure(dask_worker):
+        import psutil
+
+        rss = psutil.Process().memory_info().rss
+        return len(dask_worker.data), dask_worker.state.nbytes, rss
+
+    return client.run(measure)
+
+
+def settled(client: distributed.Client, tasks: int, memory: dict) -> None:
+    """Wait until the scheduler holds no more tasks and the workers no more keys than before."""
+    gc.collect()
+
+    def done():
+        now = worker_memory(client)
+        return scheduler_tasks(client) <= tasks and all(now[w][0] <= memory[w][0] for w in memory)
+
+    wait_until(done, 30, "the cluster to release the soak's keys")
+
+
+def small_case(i: int, comm_of):
+    """The ``i``-th small array of the soak, an operation on it, and numpy's answer."""
+    n = 1 + i % 5
+    comm = comm_of(n)
+    kind = i % 6
+    if kind == 0:
+        g = np.arange(7, dtype=np.int64)
+        return (ht.arange(7, split=0, comm=comm) * 3 - 1).sum(), (g * 3 - 1).sum()
+    if kind == 1:
+        g = np.ones((3, 4), dtype=np.float32)
+        return ht.ones((3, 4), split=1, comm=comm).resplit(0) + 0.5, g + 0.5
+    if kind == 2:
+        g = np.arange(10.0).reshape(5, 2)
+        a = ht.arange(10.0, split=0, comm=comm).reshape(5, 2)
+        target = a.lshape_map
+        target[:, 0] = torch.tensor([5] + [0] * (n - 1))
+        return a.redistribute(target_map=target).max(axis=1), g.max(axis=1)
+    if kind == 3:
+        g = np.zeros((0, 3), dtype=np.float32)
+        return ht.zeros((0, 3), split=0, comm=comm) * 2, g * 2
+    if kind == 4:
+        g = np.eye(4, dtype=np.float32)
+        return ht.eye(4, split=1, comm=comm).T @ ht.eye(4, split=0, comm=comm), g @ g
+    g = np.arange(6, dtype=np.int64)
+    return ht.arange(6, split=0, comm=comm)[::-2] ** 2, (g[::-2] ** 2)
+
+
+def medium_case(i: int, comm):
+    shape = (320, 250)
+    split = i % 2
+    a = ht.random.randn(*shape, dtype=ht.float64, split=split, comm=comm)
+    b = ((a - a.mean(axis=0)) ** 2).persist()
+    return b, b.sum(axis=1 - split)
+
+
+def small_batch(batch: int, comm_of) -> int:
+    """200 small arrays: one graph for most results, dndask's own paths for a few."""
+    cases = [small_case(batch * 200 + i, comm_of) for i in range(200)]
+    values = dask.compute(*[r for r, _ in cases])
+    for (_, expected), got in zip(cases, values, strict=True):
+        np.testing.assert_allclose(got, expected)
+    for r, expected in cases[:2]:
+        np.testing.assert_allclose(r.numpy(), expected)
+        np.testing.assert_allclose(r.persist().numpy(), expected)
+    comm = comm_of(1 + batch % 5)
+    scattered = ht.array(np.arange(9.0), split=0, comm=comm)
+    assert float((scattered * 2).sum()) == 72.0
+    if batch % 5 == 0:
+        pieces = ht.per_rank(lambda rank: np.full((rank, 2), rank), comm=comm)
+        joined = ht.array(pieces, is_split=0)
+        assert int(joined.sum()) == 2 * sum(r * r for r in range(comm.size))
+    return len(cases)
+
+
+def medium_batch(batch: int, comm) -> int:
+    """10 medium arrays (640 KB each), persisted, reduced and dropped."""
+    cases = [medium_case(batch * 10 + i, comm) for i in range(10)]
+    sums = dask.compute(*[s for _, s in cases])
+    for (b, _), s in zip(cases, sums, strict=True):
+        assert s.shape == (b.shape[b.split],) and np.all(s >= 0)
+    np.testing.assert_allclose(cases[0][1].numpy(), sums[0])
+    return len(cases)
+
+
+def leftovers(client: distributed.Client) -> dict[str, int]:
+    """Task counts per key prefix on the scheduler (to say what leaked)."""
+
+    def count(dask_scheduler):
+        from collections import Counter
+
+        from dask.utils import key_split
+
+        return dict(Counter(key_split(k) for k in dask_scheduler.tasks))
+
+    return client.run_on_scheduler(count)
+
+
+@pytest.mark.timeout(300)
+def test_soak_leaves_no_keys_or_memory_behind(client, comm_of):
+    """5,000 small and 200 medium arrays: made, used, checked and dropped in batches.
+
+    Most small results are computed in one graph per batch (Dask's own
+    collection protocol); a few per batch take dndask's compute, persist,
+    driver-scatter and per-rank paths, whose futures and aliases must be
+    released too.
+    """
+    gc.collect()
+    tasks0, memory0, before = scheduler_tasks(client), worker_memory(client), leftovers(client)
+    start = time.monotonic()
+    assert sum(small_batch(batch, comm_of) for batch in range(25)) == 5000
+    small_s = time.monotonic() - start
+    # process memory after the first batches, once every worker has imported what it needs
+    rss = [max(m[2] for m in worker_memory(client).values())]
+    ht.random.seed(7)
+    for batch in range(20):
+        assert medium_batch(batch, comm_of(5)) == 10
+        if batch % 5 == 4:
+            rss.append(max(m[2] for m in worker_memory(client).values()))
+    medium_s = time.monotonic() - start - small_s
+    try:
+        settled(client, tasks0, memory0)
+    except AssertionError:
+        after = leftovers(client)
+        raise AssertionError(
+            f"leaked tasks: { {k: v - before.get(k, 0) for k, v in after.items()} }"
+        ) from None
+    tasks1, memory1 = scheduler_tasks(client), worker_memory(client)
+    growth = max(m[2] for m in memory1.values()) - rss[0]
+    print(
+        f"\nsoak: {small_s:.1f} s small, {medium_s:.1f} s medium; scheduler tasks "
+        f"{tasks0} -> {tasks1}; worker keys {[m[0] for m in memory0.values()]} -> "
+        f"{[m[0] for m in memory1.values()]}; data bytes {[m[1] for m in memory0.values()]} -> "
+        f"{[m[1] for m in memory1.values()]}; largest worker RSS after the small arrays, "
+        f"every 50 medium ones, at the end: {[round(r / 2**20) for r in rss]}, "
+        f"{round(max(m[2] for m in memory1.values()) / 2**20)} MB"
+    )
+    assert tasks1 <= tasks0
+    for w in memory0:
+        assert memory1[w][0] <= memory0[w][0]
+        assert memory1[w][1] <= memory0[w][1]
+    # the medium arrays made 128 MB of chunks (26 MB per worker); memory that
+    # climbed with them would show here
+    assert growth < 60 * 2**20
+    assert all(r < rss[0] + 60 * 2**20 for r in rss)
+
+
+# ------------------------------------------------------------ concurrency
+def driver_work(seed: int, comm: ht.Comm, client, start: threading.Barrier) -> int:
+    """One driver thread: random layouts, resplits and persists, each checked against numpy."""
+    rng = np.random.default_rng(seed)
+    start.wait()
+    checked = 0
+    for _ in range(12):
+        rows = int(rng.integers(0, 13))
+        g = rng.standard_normal((rows, 5))
+        a = ht.array(g, split=0, comm=comm)
+        cuts = np.sort(rng.integers(0, rows + 1, size=comm.size - 1))
+        counts = np.diff(np.concatenate([[0], cuts, [rows]]))
+        target = a.lshape_map
+        target[:, 0] = torch.tensor(counts)
+        a.redistribute_(target_map=target)
+        b = (a * 2 - 1).resplit(1).persist()
+        who = client.who_has(b.to_dask())
+        assert [tuple(who[k]) for k in b._chunk_keys()] == [(w,) for w in comm.workers]
+        assert b.lshape_map[:, 1].tolist() == [len(c) for c in np.array_split(range(5), comm.size)]
+        np.testing.assert_allclose(b.numpy(), g * 2 - 1)
+        np.testing.assert_allclose(ht.sum(b, axis=0).numpy(), (g * 2 - 1).sum(axis=0))
+        checked += 1
+    return checked
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("same_comm", [False, True])
+def test_two_driver_threads_at_once(client, comm_of, same_comm):
+    comms = (comm_of(5), comm_of(5)) if same_comm else (comm_of(3), comm_of(4))
+    start = threading.Barrier(2)
+    results: dict[int, object] = {}
+
+    def run(i):
+        try:
+            results[i] = driver_work(100 + i, comms[i], client, start)
+        except BaseException as exc:  # reported in the main thread
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(200)
+    for i in range(2):
+        if isinstance(results.get(i), BaseException):
+            raise results[i]
+    assert results == {0: 12, 1: 12}
+
+
+# ------------------------------------------------------------- lost workers
+@pytest.mark.timeout(240)
+def test_persisted_pipeline_survives_a_killed_worker(lost):
+    comm = lost.comm()
+    g = np.arange(12 * 5, dtype=np.float64).reshape(12, 5)
+    a = ht.arange(60, dtype=ht.float64, split=0, comm=comm).reshape(12, 5)
+    b = (a * 2 + 1).persist()
+    c = ht.exp(b / 100).persist()
+    victim = comm.workers[1]
+    lost.kill(victim)
+    # c's chunk 1 was only in the dead worker's memory: Dask recomputes it from
+    # the graph (b's chunk 1 first), on the worker that took rank 1 over.
+    assert_layout(c, np.exp((g * 2 + 1) / 100), 0, comm)
+    lost.healed(victim)
+    assert_layout(ht.sum(c, axis=1), np.exp((g * 2 + 1) / 100).sum(axis=1), 0, comm)
+    d = (c - 1).persist()
+    holders = [tuple(v) for v in lost.client.who_has(d.to_dask()).values()]
+    assert sorted(holders) == sorted((w,) for w in lost.serving(comm))
+    assert victim not in {w for h in holders for w in h}
+
+
+@pytest.mark.timeout(240)
+def test_kill_in_the_middle_of_a_persist(lost, tmp_path):
+    comm = lost.comm()
+    g = np.arange(9 * 4, dtype=np.int64).reshape(9, 4)
+    a = ht.array(g, split=0, comm=comm).persist(replicate=2)  # driver data: keep a copy
+    b = (a * 3).persist()
+    slow = slow_blocks(b.to_dask(), tmp_path, 1.0)
+    c = _dndarray.from_dask(slow, 0, comm, parents=(b,)) + 1
+    killer = kill_when_busy(lost, comm.workers[2], tmp_path)
+    out = c.persist()  # rank 2's worker dies while its block runs
+    killer.join(5)
+    assert not killer.is_alive()
+    assert_layout(out, g * 3 + 1, 0, comm)
+    lost.healed(comm.workers[2])
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_kill_in_the_middle_of_a_resplit(lost, tmp_path, when):
+    """The worker dies while the resplit's inputs are made, or while its output is used."""
+    comm = lost.comm()
+    g = np.arange(8 * 6, dtype=np.float32).reshape(8, 6)
+    a = ht.arange(48, dtype=ht.float32, split=0, comm=comm).reshape(8, 6) * 1
+    if when == "before":
+        a = _dndarray.from_dask(slow_blocks(a.to_dask(), tmp_path, 1.0), 0, comm, parents=(a,))
+        a.resplit_(1)
+    else:
+        a = a.persist()
+        a.resplit_(1)
+        a = _dndarray.from_dask(slow_blocks(a.to_dask(), tmp_path, 1.0), 1, comm, parents=(a,))
+    killer = kill_when_busy(lost, comm.workers[1], tmp_path)
+    out = a.persist()
+    killer.join(5)
+    assert not killer.is_alive()
+    assert out.lshape_map[:, 1].tolist() == [2, 2, 2]
+    assert_layout(out, g, 1, comm)
+    lost.healed(comm.workers[1])
+
+
+@pytest.mark.timeout(240)
+def test_per_rank_data_on_a_lost_worker_is_a_clear_error(lost):
+    comm = lost.comm()
+
+    def local(rank):
+        # stands for data only this worker can make (its files, its state)
+        return np.full((2, 3), float(os.getpid()))
+
+    pieces = ht.per_rank(local, comm=comm)
+    a = ht.array(pieces, is_split=0)
+    before = a.numpy()
+    other = (ht.arange(6, split=0, comm=comm) * 2).persist()
+    victim = comm.workers[1]
+    lost.kill(victim)
+    message = r"rank 1.*per-rank result `per-rank-local-\w+-1` is lost.*never reruns"
+    with pytest.raises(RuntimeError, match=message):
+        a.numpy()
+    with pytest.raises(RuntimeError, match=message):
+        (a + 1).sum().item()
+    with pytest.raises(RuntimeError, match=message):
+        a.persist()
+    # arrays that can be recomputed are unaffected
+    np.testing.assert_array_equal(other.numpy(), np.arange(6) * 2)
+    lost.healed(victim)
+    # the replacement serves rank 1 for new per-rank work on the same comm
+    assert ht.per_rank(lambda rank: comm.rank, comm=comm).gather() == [0, 1, 2]
+    after = ht.array(ht.per_rank(local, comm=comm), is_split=0).numpy()
+    assert after.shape == before.shape and after[2, 0] != before[2, 0]
+
+
+@pytest.mark.timeout(240)
+def test_driver_data_on_a_lost_worker_is_a_clear_error(lost):
+    comm = lost.comm()
+    a = ht.array(np.arange(12.0).reshape(6, 2), split=0, comm=comm)
+    victim = comm.workers[2]
+    lost.kill(victim)
+    message = r"chunk of rank 2 \(worker .*\) is lost: it was sent from the driver"
+    wait_until(lambda: victim not in worker_names(lost.client), 30, "the loss to be noticed")
+    with pytest.raises(RuntimeError, match=message):
+        a.numpy()
+    with pytest.raises(RuntimeError, match=message):
+        (a * 2).persist()
+    lost.healed(victim)
+
+
+@pytest.mark.timeout(240)
+def test_replicated_data_survives_and_keeps_its_copies(lost):
+    comm = lost.comm()
+    a = ht.array(
+        ht.per_rank(lambda rank: np.full((rank + 1, 2), rank), comm=comm), is_split=0
+    ).persist(replicate=2)
+    b = ht.array(np.arange(10.0), split=0, comm=comm).persist(replicate=2)
+
+    def copies(x):
+        return sorted(len(v) for v in lost.client.who_has(x.to_dask()).values())
+
+    assert copies(a) == copies(b) == [2, 2, 2]
+    time.sleep(2.5)  # one cycle of Dask's memory manager, which drops extra copies
+    assert copies(a) == copies(b) == [2, 2, 2]
+    victim = comm.workers[0]
+    lost.kill(victim)
+    expected = np.repeat(np.arange(3), [1, 2, 3])[:, None] * np.ones((1, 2), dtype=np.int64)
+    assert_layout(a, expected, 0, comm)
+    assert_layout(b, np.arange(10.0), 0, comm)
+    lost.healed(victim)
+    # the copies that died with the worker are made again
+    wait_until(lambda: copies(a) == copies(b) == [2, 2, 2], 30, "the copies to be restored")
+
+
+@pytest.mark.timeout(240)
+def test_a_worker_without_nanny_lost_for_good_is_a_clear_error(lost):
+    """A worker nobody restarts: every task pinned to it fails at once, naming the rank."""
+    before = set(worker_names(lost.client))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            lost.cluster.scheduler_address,
+            "--no-nanny",
+            "--nthreads=1",
+            "--name=lone",
+            "--host=127.0.0.1",
+            "--no-dashboard",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(lambda: len(worker_names(lost.client)) > len(before), 60, "the extra worker")
+        (lone,) = set(worker_names(lost.client)) - before
+        first = sorted(before)[0]
+        comm = ht.Comm([first, lone], lost.client)
+        a = (ht.arange(10, split=0, comm=comm) + 1).persist()
+        b = ht.arange(10, split=0, comm=comm) * 2  # still lazy
+        lost.kill(lone)
+        message = r"comm lost rank 1 \(worker .*\).*had no nanny to restart it"
+        with pytest.raises(RuntimeError, match=message):
+            a.numpy()
+        with pytest.raises(RuntimeError, match=message):
+            b.numpy()
+        # the live ranks still work
+        live = ht.Comm.from_client(lost.client)
+        np.testing.assert_array_equal(ht.arange(10, split=0, comm=live).numpy(), np.arange(10))
+    finally:
+        proc.kill()
+        proc.wait()
