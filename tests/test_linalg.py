@@ -35,11 +35,16 @@ def data(shape, dtype=np.float64, seed=0) -> np.ndarray:
 
 
 def dnd(values: np.ndarray, split, comm) -> ht.DNDarray:
-    """A DNDarray of ``values`` (cached: tests never change their inputs)."""
+    """A DNDarray of ``values`` (cached: tests never change their inputs).
+
+    The cache keeps ``values`` alive with its array: an ``id`` alone could be
+    reused by a later array once the first one is freed.
+    """
     key = ("dnd", id(values), split, comm.workers)
-    if key not in _CACHE:
-        _CACHE[key] = ht.array(values, split=split, comm=comm)
-    return _CACHE[key]
+    cached = _CACHE.get(key)
+    if cached is None or cached[0] is not values:
+        cached = _CACHE[key] = (values, ht.array(values, split=split, comm=comm))
+    return cached[1]
 
 
 def tol(dtype) -> float:
