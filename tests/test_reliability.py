@@ -354,6 +354,20 @@ def test_two_driver_threads_at_once(client, comm_of, same_comm):
     assert results == {0: 12, 1: 12}
 
 
+def test_persist_raises_the_error_of_a_failed_task(comm_of):
+    """A failed task surfaces at persist, not later as an array whose chunks hold errors."""
+    comm = comm_of(3)
+
+    def broken(block):
+        raise ArithmeticError("rank-local failure")
+
+    a = ht.arange(9, split=0, comm=comm)
+    bad = _dndarray.from_dask(a.to_dask().map_blocks(broken, dtype=a.dtype), 0, comm, (a,))
+    with pytest.raises(ArithmeticError, match="rank-local failure"):
+        bad.persist()
+    np.testing.assert_array_equal(a.persist().numpy(), np.arange(9))
+
+
 # ------------------------------------------------------------- lost workers
 @pytest.mark.timeout(240)
 def test_persisted_pipeline_survives_a_killed_worker(lost):
