@@ -14,7 +14,7 @@ import distributed
 import numpy as np
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _comm, _distribution, _dndarray, _layout
+from . import _comm, _compute, _distribution, _dndarray, _layout
 from ._graph import block_index, meta_of
 from ._torch import as_numpy_chunk, to_torch
 
@@ -72,7 +72,7 @@ def _rank_error(exc: BaseException, rank: int, what: str) -> BaseException:
 
 
 def _raise_errors(futures: Sequence[distributed.Future], what: str) -> None:
-    distributed.wait(list(futures))
+    _compute.wait(list(futures))
     for rank, future in enumerate(futures):
         if future.status == "error":
             raise _rank_error(future.exception(), rank, what)

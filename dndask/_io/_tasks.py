@@ -13,7 +13,6 @@ import uuid
 import warnings
 from collections.abc import Callable, Sequence
 
-import distributed
 import numpy as np
 from dask._task_spec import Task, TaskRef
 from dask.highlevelgraph import HighLevelGraph
@@ -99,7 +98,7 @@ class WritePlan:
         with _compute._placed(self.table):
             futures = client.get(graph, self.keys, sync=False)
         try:
-            distributed.wait(futures)
+            _compute.wait(list(futures))
         except BaseException:  # interrupted: stop what has not started yet
             client.cancel(futures)
             raise
