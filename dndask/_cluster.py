@@ -15,7 +15,7 @@ import threading
 
 import distributed
 
-from . import _launch
+from . import _launch, _recovery
 
 __all__ = ["current_client", "init", "shutdown"]
 
@@ -65,6 +65,10 @@ def init(
     the cluster, as with dask-mpi: MPI rank 0 is the scheduler, rank 1 runs
     the script, ranks 2.. are the workers, and dndask rank ``r`` is MPI rank
     ``r + 2``. Calling ``init`` again replaces the previous connection.
+    The scheduler gets dndask's lost-worker plugin at once (see
+    ``docs/concepts.md``, "Reliability"), so a worker lost before the first
+    compute is covered too; a scheduler that cannot import dndask gets none,
+    with a ``RuntimeWarning``.
 
     Parameters
     ----------
@@ -126,6 +130,7 @@ def init(
         raise ValueError("`n_workers` does not apply under MPI: the job's size sets the ranks")
     if gpu and not mpi:
         _require_local_gpu()  # before anything is shut down: a refused call changes nothing
+    _recovery.lost_worker_timeout()  # likewise: a bad $DNDASK_LOST_WORKER_TIMEOUT starts nothing
     with _lock:
         shutdown()
         cluster = None
@@ -142,6 +147,7 @@ def init(
             client, cluster = _start_local(n_workers, gpu, tls, cluster_kwargs)
         _client, _cluster, _owns_client = client, cluster, True
         _in_mpi_job = bool(mpi)
+        _recovery.ensure_keeper(client)  # covers a worker lost before the first compute
         return client
 
 
@@ -210,6 +216,7 @@ def current_client() -> distributed.Client:
         except ValueError:
             existing = None
         if _alive(existing):
+            _recovery.ensure_keeper(existing)  # covers a worker lost before the first compute
             _client, _owns_client = existing, False
             return existing
         return init()

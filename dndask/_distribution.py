@@ -180,7 +180,9 @@ def resplit(
         sources = [(block_index(src_split, ndim, s), s) for s, c in enumerate(src_counts) if c]
         concat_axis = src_split
         if method == "p2p" or (method is None and size * size > p2p_threshold()):
-            return x.rechunk(out_chunks, method="p2p"), {}
+            # Dask drops the empty chunks of empty ranks (all of them without elements).
+            y = x.rechunk(out_chunks, method="p2p")
+            return restore_empty_ranks(y, dst_split, dst_counts), {}
     plans = []
     for start, count in zip(_layout.displacements(dst_counts), dst_counts, strict=True):
         entries = []

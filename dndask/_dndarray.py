@@ -383,7 +383,7 @@ class DNDarray:
 
         A lost worker is survivable when the chunks can be recomputed from the
         graph: Dask recomputes them on the worker that replaces it (see
-        :class:`dndask._compute.RankKeeper`). Data that exists only in memory
+        :class:`dndask._recovery.RankKeeper`). Data that exists only in memory
         (sent from the driver or made by ``ht.per_rank``) cannot be recomputed;
         ``replicate=k`` keeps ``k`` copies of every chunk on different workers
         (``k`` times the memory), so it survives the loss of ``k - 1`` of them.
@@ -514,6 +514,8 @@ class DNDarray:
 
     def astype(self, dtype, copy: bool = True) -> DNDarray:
         """The array cast to ``dtype`` (numpy, torch or Python type)."""
+        if not isinstance(copy, (bool, np.bool_)):
+            raise TypeError(f"`copy` must be a bool, got {type(copy).__name__}")
         dtype = _types.canonical_dtype(dtype)
         if dtype == self.dtype and not copy:
             return self

@@ -10,6 +10,7 @@ result in place (cast to its dtype when numpy's ``same_kind`` rule allows).
 
 from __future__ import annotations
 
+import numbers
 from typing import TYPE_CHECKING
 
 import dask.array as da
@@ -902,6 +903,11 @@ def nan_to_num(x, nan: float = 0.0, posinf=None, neginf=None) -> DNDarray:
     >>> ht.nan_to_num(ht.array([float("nan"), 1.0], split=0)).numpy().tolist()
     [0.0, 1.0]
     """
+    for name, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if name != "nan" and value is None:
+            continue
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"`{name}` must be a real number, got {type(value).__name__}")
     return _ops.elementwise(
         lambda v: v.map_blocks(np.nan_to_num, nan=nan, posinf=posinf, neginf=neginf),
         x,

@@ -266,6 +266,12 @@ def reduce(
         kwargs["dtype"] = _types.canonical_dtype(kwargs["dtype"])
     if a.split is None or a.split not in axes:
         result = _local_reduction(np_fn, a.to_dask(), axes, bool(keepdims), kwargs)
+    elif a.size == 0:
+        # Dask's min/max stand a (1, ..., 1, 0) placeholder in for every empty
+        # chunk, which fails (or gives a wrong shape) once another axis is empty.
+        # Without elements, joining the chunks into one moves nothing.
+        x = _without_empty_ranks(a)
+        result = _local_reduction(np_fn, x.rechunk(x.shape), axes, bool(keepdims), kwargs)
     else:
         result = dask_fn(_without_empty_ranks(a), axis=axes, keepdims=bool(keepdims), **kwargs)
     split = _layout.reduced_split(a.split, axes, bool(keepdims))

@@ -14,7 +14,7 @@ import distributed
 import numpy as np
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _comm, _compute, _distribution, _dndarray, _layout
+from . import _comm, _compute, _distribution, _dndarray, _layout, _recovery
 from ._graph import block_index, meta_of
 from ._torch import as_numpy_chunk, to_torch
 
@@ -199,10 +199,15 @@ def _wrap_futures(chunks, shape, dtype, axis, counts, comm) -> _dndarray.DNDarra
 
 
 def _scatter_to_ranks(pieces: Sequence[np.ndarray], comm: _comm.Comm) -> list:
-    """Send piece ``r`` from the driver straight to rank ``r``'s worker."""
+    """Send piece ``r`` from the driver straight to rank ``r``'s worker.
+
+    A worker its nanny restarted has a new address; the scheduler says which
+    (one query per call), since a scatter names its workers directly.
+    """
     client = comm.client
+    workers = _recovery.serving(client, comm.workers)
     return [
-        client.scatter(piece, workers=[comm.workers[rank]], hash=False)
+        client.scatter(piece, workers=[workers[rank]], hash=False)
         for rank, piece in enumerate(pieces)
     ]
 

@@ -319,6 +319,20 @@ CATALOGUE: dict[str, Bad] = {
     "clip-string-bound": Bad(
         lambda e: ht.clip(e.a, "x", 2), TypeError, r"`clip` does not support the operands .* of str"
     ),
+    "nan-to-num-string-nan": Bad(
+        lambda e: ht.nan_to_num(e.a, nan="x"), TypeError, r"`nan` must be a real number, got str"
+    ),
+    "nan-to-num-string-posinf": Bad(
+        lambda e: ht.nan_to_num(e.a, posinf="x"),
+        TypeError,
+        r"`posinf` must be a real number, got str",
+    ),
+    "nan-to-num-complex-neginf": Bad(
+        lambda e: ht.nan_to_num(e.u, neginf=1j),
+        TypeError,
+        r"`neginf` must be a real number, got complex",
+        ("u",),
+    ),
     # ---- reductions
     "sum-axis-out-of-range": Bad(
         lambda e: e.u.sum(axis=2),
@@ -509,6 +523,9 @@ CATALOGUE: dict[str, Bad] = {
     "astype-unknown-dtype": Bad(
         lambda e: e.a.astype("banana"), TypeError, r"`dtype` must be a numpy, torch or Python"
     ),
+    "astype-copy-not-bool": Bad(
+        lambda e: e.a.astype(ht.float64, copy="x"), TypeError, r"`copy` must be a bool, got str"
+    ),
     # ---- linear algebra
     "matmul-inner-dimensions": Bad(
         lambda e: e.a @ e.a,
@@ -568,6 +585,12 @@ CATALOGUE: dict[str, Bad] = {
     ),
     "vector-norm-axis": Bad(
         lambda e: ht.linalg.vector_norm(e.u, axis=3), ValueError, r"`axis` must be in", ("u",)
+    ),
+    "matrix-norm-vector": Bad(
+        lambda e: ht.linalg.matrix_norm(e.v),
+        ValueError,
+        r"`matrix_norm` needs `x` with at least 2 dimensions, got 1",
+        ("v",),
     ),
     # ---- statistics
     "percentile-q-out-of-range": Bad(

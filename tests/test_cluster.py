@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from urllib.parse import urlparse
 
 import distributed
@@ -134,6 +135,53 @@ def test_an_existing_client_is_reused():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "2 4"
+
+
+def test_init_against_a_scheduler_without_dndask_warns_and_goes_on(tmp_path):
+    """``init`` installs the lost-worker plugin; a scheduler that cannot import dndask refuses it."""
+    scheduler_file = tmp_path / "scheduler.json"
+    scheduler = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.modules['dndask'] = None  # this scheduler cannot import dndask\n"
+            "from distributed.cli.dask_scheduler import main; main()",
+            "--host=127.0.0.1",
+            "--port=0",
+            "--no-dashboard",
+            f"--scheduler-file={scheduler_file}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists():
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.1)
+        result = _run(
+            f"""
+            import warnings
+            import dndask as ht
+            from dndask import _recovery
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                client = ht.init(scheduler_file={str(scheduler_file)!r})
+                _recovery.ensure_keeper(client)  # not asked again
+                print(client.status, _recovery.serving(client, ["tcp://127.0.0.1:1"]))
+            for w in caught:
+                print(w.category.__name__, w.filename, w.message)
+            ht.shutdown()
+            """
+        )
+    finally:
+        scheduler.kill()
+        scheduler.wait()
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "running ['tcp://127.0.0.1:1']"  # addresses as they are, no query
+    assert len(lines) == 2, lines  # one warning, pointing at the line that called init
+    assert lines[1].startswith("RuntimeWarning <string> dndask could not install its lost-worker")
 
 
 def test_unguarded_script_gets_a_clear_error(tmp_path):

@@ -525,19 +525,49 @@ def test_the_ci_profile_is_deterministic_and_stays_under_six_ranks():
 
 
 # ------------------------------------------------ found by the long profile
-# Each was a falsifying example of the long profile; they fail today (strict xfail),
-# so fixing the bug turns them into failures that ask for the marker to go.
-@pytest.mark.xfail(
-    strict=True, reason="max/min over the split axis of a zero-size array fail in Dask"
-)
-@pytest.mark.parametrize(("shape", "split", "n"), [((0, 3), 1, 2), ((0, 1), 1, 1)])
-def test_max_over_the_split_axis_of_a_zero_size_array(ranks, shape, split, n):
+# Each was a falsifying example of the long profile, kept as a regression test.
+# Dask's min/max stand a (1, ..., 1, 0) placeholder in for every empty chunk, which
+# failed (or gave shape (1, 0) for (0, 1, 0)) once an axis other than the reduced one
+# had length 0; reductions over the split axis of arrays without elements now run as
+# one local reduction.
+ZERO_SIZE_LAYOUTS = [
+    ((0, 3), 1, 2),
+    ((0, 1), 1, 1),
+    ((0, 1), 1, 3),
+    ((0, 1, 0), 1, 1),
+    ((0, 2, 0), 1, 3),
+    ((1, 0, 0), 0, 3),
+    ((2, 0, 1), 2, 2),
+    ((0, 1, 3), 2, 2),
+]
+
+
+@pytest.mark.parametrize(("shape", "split", "n"), ZERO_SIZE_LAYOUTS)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reductions_over_the_split_axis_of_a_zero_size_array(ranks, shape, split, n, keepdims):
     g = np.zeros(shape)
     a = ht.array(g, split=split, comm=ranks(n))
-    assert_values("max", a.max(axis=split).numpy(), g.max(axis=split))
+    names = ["max", "min", "sum", "prod", "mean", "var", "any", "all"]
+    results = [getattr(a, fn)(axis=split, keepdims=keepdims) for fn in names]
+    results.append(a.argmax(axis=split, keepdims=keepdims))
+    names.append("argmax")
+    for fn, out, got in zip(names, results, values_of(results), strict=True):
+        expected = numpy_quiet(getattr(np, fn), g, axis=split, keepdims=keepdims)
+        assert out.shape == expected.shape, fn
+        check_invariant(out, expected.shape, None)
+        assert_values(fn, got, expected)
 
 
-@pytest.mark.xfail(strict=True, reason="the result has shape (1, 0) instead of numpy's (0, 0)")
+@pytest.mark.parametrize("fn", ["max", "min"])
+def test_min_max_of_a_zero_length_split_axis_have_no_identity(ranks, fn):
+    g = np.zeros((0, 3))
+    a = ht.array(g, split=0, comm=ranks(2))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation"):
+        getattr(g, fn)(axis=0)
+    with pytest.raises(ValueError, match=f"`{fn}` of a zero-size reduction has no identity"):
+        getattr(a, fn)(axis=0)
+
+
 def test_max_over_a_length_one_split_axis_of_a_zero_size_array(ranks):
     g = np.zeros((0, 1, 0))
     a = ht.array(g, split=1, comm=ranks(1))
@@ -546,9 +576,10 @@ def test_max_over_a_length_one_split_axis_of_a_zero_size_array(ranks):
     assert_values("max", out.numpy(), g.max(axis=1))
 
 
-@pytest.mark.xfail(strict=True, reason="Dask's p2p rechunk drops the empty chunks of empty ranks")
-def test_p2p_resplit_of_an_array_without_elements(ranks):
-    g = np.zeros((0, 0))
-    a = ht.array(g, split=1, comm=ranks(2))
+@pytest.mark.parametrize(("shape", "split", "n"), [((0, 0), 1, 2), ((0, 2), 1, 3), ((1, 0), 1, 3)])
+def test_p2p_resplit_keeps_empty_ranks(ranks, shape, split, n):
+    g = np.zeros(shape)
+    a = ht.array(g, split=split, comm=ranks(n))
     a.resplit_(0, method="p2p")
     check_invariant(a, g.shape, 0)
+    assert_values("p2p", a.numpy(), g)

@@ -256,6 +256,7 @@ def leftovers(client: distributed.Client) -> dict[str, int]:
     return client.run_on_scheduler(count)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_soak_leaves_no_keys_or_memory_behind(client, comm_of):
     """5,000 small and 200 medium arrays: made, used, checked and dropped in batches.
@@ -471,6 +472,80 @@ def test_driver_data_on_a_lost_worker_is_a_clear_error(lost):
     with pytest.raises(RuntimeError, match=message):
         (a * 2).persist()
     lost.healed(victim)
+
+
+@pytest.mark.timeout(240)
+def test_driver_data_sent_with_an_old_comm_reaches_the_replacement(lost):
+    """A scatter names its workers directly: the rank's new address must be looked up."""
+    comm = lost.comm()
+    victim = comm.workers[1]
+    lost.kill(victim)
+    lost.healed(victim)
+    serving = lost.serving(comm)
+    assert serving[1] != victim and comm.workers[1] == victim  # the comm is out of date
+    g = np.arange(7 * 3, dtype=np.float64).reshape(7, 3)
+    a = ht.array(g, split=0, comm=comm)
+    b = ht.array([g[:1], g[1:5], g[5:]], is_split=0, comm=comm)  # pieces go the same way
+    for x in (a, b):
+        graph = x.to_dask().__dask_graph__()
+        sent = [graph[k] for k in x._chunk_keys()]  # the scattered futures, rank by rank
+        holders = lost.client.who_has(sent)
+        assert [tuple(holders[f.key]) for f in sent] == [(w,) for w in serving]
+        assert_layout(x, g, 0, comm)
+    np.testing.assert_array_equal((a + b).sum(axis=1).numpy(), 2 * g.sum(axis=1))
+
+
+WORKER_LOST_BEFORE_THE_FIRST_COMPUTE = """
+import os, signal, time
+import distributed
+import dndask as ht
+
+def kill_and_wait(client, victim):
+    os.kill(client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
+    deadline = time.monotonic() + 90
+    while True:
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+        if victim not in workers and len(workers) == 2:
+            return
+        assert time.monotonic() < deadline, "no replacement for " + victim
+        time.sleep(0.05)
+
+if __name__ == "__main__":
+    for how in ("init", "reuse"):
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+        )
+        if how == "init":
+            client = ht.init(address=cluster.scheduler_address)
+        else:
+            client = distributed.Client(cluster)
+            assert ht.current_client() is client
+        comm = ht.get_comm()
+        kill_and_wait(client, comm.workers[1])  # nothing computed yet
+        print(how, ht.arange(6, split=0, comm=comm).numpy().tolist(), flush=True)
+        ht.shutdown()
+        client.close()
+        cluster.close()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_worker_lost_before_the_first_compute_is_covered():
+    """``ht.init`` and a reused client install the plugin at once, not at the first compute.
+
+    Installed later, it would never learn that the dead address's rank moved,
+    and the compute, pinned to that address, would wait forever.
+    """
+    result = subprocess.run(
+        [sys.executable, "-c", WORKER_LOST_BEFORE_THE_FIRST_COMPUTE],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, "DNDASK_PROGRESS": "off"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.splitlines() == ["init [0, 1, 2, 3, 4, 5]", "reuse [0, 1, 2, 3, 4, 5]"]
 
 
 @pytest.mark.timeout(240)

@@ -115,7 +115,7 @@ def _matrix_axes(axis, ndim: int) -> tuple[int, int]:
     if not isinstance(axis, (tuple, list)) or len(axis) != 2:
         raise TypeError(f"`axis` must be a pair of ints, got {axis!r}")
     if ndim < 2:
-        raise ValueError(f"a matrix norm needs at least 2 dimensions, got {ndim}")
+        raise ValueError(f"`matrix_norm` needs `x` with at least 2 dimensions, got {ndim}")
     rows = _layout.normalize_axis(axis[0], ndim, "axis")
     cols = _layout.normalize_axis(axis[1], ndim, "axis")
     if rows == cols:
