@@ -258,6 +258,13 @@ def test_clip_where_round_isclose(comm_of, shape, split, n):
     assert_layout(
         ht.nan_to_num(nan), np.nan_to_num(np.array([np.nan, np.inf, -np.inf, 1.0])), 0, comm
     )
+    kwargs = {"nan": np.float32(5), "posinf": 1000, "neginf": -7.5}
+    assert_layout(
+        ht.nan_to_num(nan, **kwargs),
+        np.nan_to_num(np.array([np.nan, np.inf, -np.inf, 1.0]), **kwargs),
+        0,
+        comm,
+    )
 
 
 def test_methods(comm_of):
