@@ -33,3 +33,10 @@ test: lint doctest pytest
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# dndask, dask and Heat (installed in bench/.heat-venv on first use) side by side;
+# writes docs/performance.md and its plot. BENCH_ARGS=--quick is a smoke run.
+BENCH_ARGS ?= --out
+.PHONY: bench
+bench: $(VENV)/.installed
+	$(PY) -m bench $(BENCH_ARGS)

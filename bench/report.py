@@ -1,0 +1,531 @@
+"""Tables, ``docs/performance.md`` and the resplit plot, from the measured results.
+
+Everything here is pure formatting except :func:`machine`, :func:`versions`
+(which read the machine and the installed packages) and :func:`plot_resplit`
+(which draws with matplotlib's Agg backend).
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import os
+import platform
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import floor, scaling, workloads
+from .systems import Result
+
+MIB = 1 << 20
+SYSTEMS = ("dndask", "dask", "heat")
+TITLES = {"dndask": "dndask", "dask": "dask", "heat": "Heat"}
+DASH = "—"
+
+Results = Mapping[tuple[str, float], Mapping[str, Result]]
+HEAT_NOTE = (
+    "† Heat: bytes its MPI exchange moves by construction (from the lshape maps), not measured."
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers
+
+
+def fmt_seconds(x: float | None) -> str:
+    """Seconds with three significant decimals, or a dash."""
+    if x is None or math.isnan(x):
+        return DASH
+    return f"{x:.3f}" if x >= 0.01 else f"{x * 1e3:.2f} ms"
+
+
+def fmt_ratio(x: float | None) -> str:
+    """A ratio with two decimals, or a dash."""
+    if x is None or math.isnan(x) or math.isinf(x):
+        return DASH
+    return f"{x:.2f}" if x < 10 else f"{x:.1f}" if x < 100 else f"{x:.0f}"
+
+
+def fmt_mib(nbytes: float | None) -> str:
+    """Bytes as MiB with one decimal, or a dash."""
+    return DASH if nbytes is None or math.isnan(nbytes) else f"{nbytes / MIB:.1f}"
+
+
+def fmt_size(mib: float) -> str:
+    """A size in MiB without a needless ``.0``."""
+    return f"{mib:g}"
+
+
+def ratio(a: float | None, b: float | None) -> float:
+    """``a / b``, NaN when either is missing or ``b`` is zero."""
+    if a is None or b is None or not b:
+        return math.nan
+    return a / b
+
+
+def joined(values: Iterable[str]) -> str:
+    return " · ".join(values)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows
+
+
+@dataclass(frozen=True)
+class Row:
+    """One workload across the systems (a ``None`` value: the system did not run)."""
+
+    workload: workloads.Workload
+    seconds: dict[str, float | None]
+    peak: dict[str, float | None]
+    moved: dict[str, float | None]
+
+    @classmethod
+    def of(cls, w: workloads.Workload, by_system: Mapping[str, Result]) -> Row:
+        def pick(attr):
+            return {s: getattr(by_system[s], attr) if s in by_system else None for s in SYSTEMS}
+
+        return cls(w, pick("seconds"), pick("peak"), pick("moved"))
+
+    def ratio(self, a: str, b: str) -> float:
+        return ratio(self.seconds[a], self.seconds[b])
+
+
+def rows_of(results: Results) -> list[Row]:
+    """One row per workload, in case order, then size order."""
+    order = list(workloads.CASES)
+    keys = sorted(results, key=lambda k: (order.index(k[0]), k[1]))
+    rows = []
+    for key in keys:
+        by_system = results[key]
+        w = next(iter(by_system.values())).workload
+        rows.append(Row.of(w, by_system))
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+
+
+def markdown_table(header: list[str], body: list[list[str]], align: str) -> str:
+    """A markdown table; ``align`` has one ``l`` or ``r`` per column."""
+    rule = ["---" if a == "l" else "---:" for a in align]
+    lines = [header, rule, *body]
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
+
+
+MAIN_HEADER = [
+    "case",
+    "MiB",
+    "dndask s",
+    "dask s",
+    "Heat s",
+    "dndask/Heat",
+    "dndask/dask",
+    "peak MiB per worker: dndask · dask · Heat",
+    "MiB moved: dndask · dask · Heat†",
+    "must move MiB",
+]
+
+
+def main_row(row: Row) -> list[str]:
+    w = row.workload
+    return [
+        w.case.label,
+        fmt_size(w.mib),
+        *(fmt_seconds(row.seconds[s]) for s in SYSTEMS),
+        fmt_ratio(row.ratio("dndask", "heat")),
+        fmt_ratio(row.ratio("dndask", "dask")),
+        joined(fmt_mib(row.peak[s]) for s in SYSTEMS),
+        joined(fmt_mib(row.moved[s]) for s in SYSTEMS),
+        fmt_mib(w.minimum_bytes()),
+    ]
+
+
+def main_table(rows: list[Row]) -> str:
+    """The side-by-side table: medians, ratios, peak memory, bytes moved."""
+    return markdown_table(MAIN_HEADER, [main_row(r) for r in rows], "lrrrrrrrrr")
+
+
+def floor_table(rows: list[Row], bw: floor.Bandwidth) -> str:
+    """Each data-movement case's floor and every system's distance from it."""
+    header = ["case", "MiB", "must move MiB", "copy floor s", "TCP floor s"]
+    header += [f"{TITLES[s]} ÷ copy floor" for s in SYSTEMS] + ["dndask ÷ TCP floor"]
+    body = []
+    for row in rows:
+        w = row.workload
+        if not w.case.movement:
+            continue
+        copy_floor = floor.floor_seconds(w.minimum_bytes(), bw.memcpy)
+        tcp_floor = floor.floor_seconds(w.minimum_bytes(), bw.loopback)
+        body.append(
+            [
+                w.case.label,
+                fmt_size(w.mib),
+                fmt_mib(w.minimum_bytes()),
+                fmt_seconds(copy_floor),
+                fmt_seconds(tcp_floor),
+                *(
+                    fmt_ratio(floor.distance(row.seconds[s] or math.nan, copy_floor))
+                    for s in SYSTEMS
+                ),
+                fmt_ratio(floor.distance(row.seconds["dndask"] or math.nan, tcp_floor)),
+            ]
+        )
+    return markdown_table(header, body, "lrrrrrrrr")
+
+
+def scaling_table(points: list[scaling.GraphPoint]) -> str:
+    """Tasks and build seconds of redistribute_ and resplit_ against Dask's p2p rechunk."""
+    header = [
+        "ranks",
+        "redistribute_ tasks",
+        "per rank",
+        "s",
+        "resplit_ tasks",
+        "s",
+        "resplit_ method='tasks'",
+        "s",
+        "dask p2p rechunk tasks",
+        "s",
+        "resplit_ / p2p",
+    ]
+    body = [
+        [
+            str(p.ranks),
+            str(p.redistribute),
+            f"{p.redistribute / p.ranks:.2f}",
+            fmt_seconds(p.redistribute_s),
+            str(p.resplit),
+            fmt_seconds(p.resplit_s),
+            DASH if p.resplit_tasks is None else str(p.resplit_tasks),
+            fmt_seconds(p.resplit_tasks_s),
+            str(p.p2p),
+            fmt_seconds(p.p2p_s),
+            fmt_ratio(p.resplit / p.p2p),
+        ]
+        for p in points
+    ]
+    return markdown_table(header, body, "rrrrrrrrrrr")
+
+
+# ---------------------------------------------------------------------------------------------
+# Targets
+
+
+@dataclass(frozen=True)
+class Target:
+    """One goal of issue 6 and whether this run met it."""
+
+    goal: str
+    value: str
+    met: bool | None  # None: not measured in this run
+
+
+def _row(rows: list[Row], key: str, mib: float | None = None) -> Row | None:
+    for r in rows:
+        if r.workload.case.key == key and (mib is None or r.workload.mib == mib):
+            return r
+    return None
+
+
+def _check(value: float, limit: float) -> bool | None:
+    return None if math.isnan(value) else value <= limit
+
+
+def targets(rows: list[Row], bw: floor.Bandwidth, base_mib: float) -> list[Target]:
+    """The goals: dndask/Heat, dndask/dask, bytes of redistribute_, resplit_ vs the floor."""
+    out = []
+    for key in ("resplit01", "redistribute"):
+        row = _row(rows, key, base_mib)
+        value = row.ratio("dndask", "heat") if row else math.nan
+        label = workloads.CASES[key].label
+        out.append(
+            Target(
+                f"dndask/Heat ≤ 1.0, {label}, {fmt_size(base_mib)} MiB",
+                fmt_ratio(value),
+                _check(value, 1.0),
+            )
+        )
+    dask_ratios = [r.ratio("dndask", "dask") for r in rows]
+    dask_ratios = [x for x in dask_ratios if not math.isnan(x)]
+    worst = max(dask_ratios) if dask_ratios else math.nan
+    out.append(
+        Target(
+            "dndask/dask ≤ 1.05 in every case (worst shown)", fmt_ratio(worst), _check(worst, 1.05)
+        )
+    )
+    row = _row(rows, "redistribute", base_mib)
+    if row and row.moved["dndask"] is not None:
+        moved, minimum = row.moved["dndask"], row.workload.minimum_bytes()
+        out.append(
+            Target(
+                "redistribute_ moves the theoretical minimum",
+                f"{fmt_mib(moved)} of {fmt_mib(minimum)} MiB",
+                abs(moved - minimum) <= 0.001 * minimum,
+            )
+        )
+    for row in (r for r in rows if r.workload.case.key == "resplit01"):
+        dist = floor.distance(
+            row.seconds["dndask"] or math.nan,
+            floor.floor_seconds(row.workload.minimum_bytes(), bw.memcpy),
+        )
+        out.append(
+            Target(
+                f"resplit_ 0 → 1 within 3x the copy floor, {fmt_size(row.workload.mib)} MiB",
+                fmt_ratio(dist),
+                _check(dist, 3.0),
+            )
+        )
+    return out
+
+
+def targets_table(items: list[Target]) -> str:
+    mark = {True: "met", False: "**missed**", None: "not run"}
+    return markdown_table(
+        ["goal", "this run", ""], [[t.goal, t.value, mark[t.met]] for t in items], "lrl"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Machine, versions, the document
+
+
+def machine() -> dict[str, str]:
+    """Cores, memory and CPU model of this machine (Linux ``/proc``)."""
+    info = {"cores": str(os.cpu_count()), "ram": "?", "cpu": platform.processor() or "?"}
+    try:
+        with open("/proc/meminfo") as f:
+            kib = int(next(line for line in f if line.startswith("MemTotal")).split()[1])
+        info["ram"] = f"{kib / (1 << 20):.0f} GiB"
+        with open("/proc/cpuinfo") as f:
+            info["cpu"] = (
+                next(line for line in f if line.startswith("model name")).split(":", 1)[1].strip()
+            )
+    except (OSError, StopIteration, ValueError):
+        pass
+    return info
+
+
+def versions() -> dict[str, str]:
+    """Versions of python and the packages on the dndask/dask side."""
+    import dask
+    import distributed
+    import numpy
+    import torch
+
+    import dndask
+
+    return {
+        "python": platform.python_version(),
+        "dndask": dndask.__version__,
+        "dask": dask.__version__,
+        "distributed": distributed.__version__,
+        "numpy": numpy.__version__,
+        "torch": torch.__version__,
+    }
+
+
+@dataclass
+class Report:
+    """Everything one run produced."""
+
+    args: str
+    ranks: int
+    repeats: int
+    base_mib: float
+    results: Results
+    bandwidth: floor.Bandwidth
+    points: list[scaling.GraphPoint]
+    overhead: dict[str, float]
+    heat_versions: dict[str, str]
+    quick: bool = False
+    date: str = ""
+
+    def __post_init__(self):
+        self.date = self.date or datetime.date.today().isoformat()
+
+    @property
+    def rows(self) -> list[Row]:
+        return rows_of(self.results)
+
+
+def console(report: Report) -> str:
+    """What ``python -m bench`` prints: the tables without the prose."""
+    parts = [
+        f"# {report.ranks} workers/ranks, median of {report.repeats}, "
+        f"copy {report.bandwidth.memcpy / (1 << 30):.2f} GiB/s, "
+        f"loopback TCP {report.bandwidth.loopback / (1 << 30):.2f} GiB/s",
+        main_table(report.rows),
+        HEAT_NOTE,
+        floor_table(report.rows, report.bandwidth),
+        targets_table(targets(report.rows, report.bandwidth, report.base_mib)),
+    ]
+    if report.overhead:
+        parts.append(overhead_line(report.overhead))
+    if report.points:
+        parts.append(scaling_table(report.points))
+        parts.append(scaling_verdict(report.points))
+    return "\n\n".join(parts)
+
+
+def overhead_line(overhead: Mapping[str, float]) -> str:
+    return (
+        f"Graph build of the elementwise chain (no execution): dndask {overhead['dndask']:.2f} ms, "
+        f"dask {overhead['dask']:.2f} ms."
+    )
+
+
+def scaling_verdict(points: list[scaling.GraphPoint]) -> str:
+    """Whether redistribute_ is linear and where resplit_ is larger than p2p."""
+    per_rank = [p.redistribute / p.ranks for p in points]
+    linear = "linear" if scaling.is_linear(points) else "**not linear**"
+    worse = [f"{r} ({x:.1f}x)" for r, x in scaling.resplit_vs_p2p(points) if x > 1.0]
+    resplit = (
+        "resplit_ builds no more tasks than Dask's p2p rechunk at any rank count"
+        if not worse
+        else "resplit_ builds more tasks than Dask's p2p rechunk at " + ", ".join(worse) + " ranks"
+    )
+    return (
+        f"redistribute_ is {linear} in ranks ({min(per_rank):.2f}-{max(per_rank):.2f} tasks per "
+        f"rank); {resplit}."
+    )
+
+
+def plot_resplit(results: Results, path: Path, bw: floor.Bandwidth) -> bool:
+    """Time vs size of resplit_ 0 → 1 per system (log-log) with the copy floor; False if no data."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, list[tuple[float, float]]] = {s: [] for s in SYSTEMS}
+    floors = []
+    for (key, mib), by_system in sorted(results.items()):
+        if key != "resplit01":
+            continue
+        for s, res in by_system.items():
+            series[s].append((mib, res.seconds))
+        w = next(iter(by_system.values())).workload
+        floors.append((mib, floor.floor_seconds(w.minimum_bytes(), bw.memcpy)))
+    if not any(series.values()):
+        return False
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=120)
+    for s, pts in series.items():
+        if pts:
+            ax.plot(*zip(*pts, strict=True), marker="o", label=TITLES[s])
+    ax.plot(*zip(*floors, strict=True), linestyle="--", color="gray", label="copy floor")
+    ax.set_xscale("log", base=2)
+    sizes = sorted({mib for mib, _ in floors})
+    ax.set_xticks(sizes, [fmt_size(m) for m in sizes])
+    ax.minorticks_off()
+    ax.set_yscale("log")
+    ax.set_xlabel("array size (MiB, float32)")
+    ax.set_ylabel("median seconds")
+    ax.set_title("resplit_ 0 → 1")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+def _environment_lines(report: Report) -> list[str]:
+    m, v, h, bw = machine(), versions(), report.heat_versions, report.bandwidth
+    heat = ", ".join(f"{k} {x}" for k, x in h.items()) if h else "not run"
+    return [
+        f"- **Machine**: {m['cores']} cores ({m['cpu']}), {m['ram']} RAM; copy bandwidth "
+        f"{bw.memcpy / (1 << 30):.2f} GiB/s (`np.copyto`, {bw.mib} MiB), loopback TCP "
+        f"{bw.loopback / (1 << 30):.2f} GiB/s (one connection).",
+        "- **dndask and dask**: " + ", ".join(f"{k} {x}" for k, x in v.items()) + ".",
+        f"- **Heat** (its own venv, `bench/.heat-venv`): {heat}.",
+        f"- **Setup**: {report.ranks} Dask workers (one thread each, 127.0.0.1) against "
+        f"{report.ranks} MPI ranks (MPICH, one node); median of {report.repeats} repeats "
+        "after one warm-up; float32 throughout.",
+    ]
+
+
+METHOD = """\
+## How it is measured
+
+- **Time**: dndask and dask are timed in the driver from building the operation until its
+  result is in the workers' memory (`persist` and `wait`, or the reduction's value); their
+  repeats alternate. Heat is timed with `MPI.Wtime()` between two barriers, maximum over
+  ranks. Inputs are built before the clock starts; where a case starts from data, dask
+  starts from dndask's very chunks (`to_dask()`), so placement is the same.
+- **Peak memory per worker**: every Dask worker and every MPI rank resets the kernel's
+  peak-RSS mark (`VmHWM`, via `/proc/self/clear_refs`) when the operation starts and reads
+  it when it ends; the table gives the peak above the RSS at the start for the largest
+  worker (median over repeats). It includes the output. Heat's ranks get the environment
+  Dask's nanny gives its workers (`MALLOC_TRIM_THRESHOLD_`, one BLAS thread), so both run
+  the same allocator settings.
+- **Bytes moved**: for dndask and dask, the sum of what the workers fetched from each other
+  (the entries their `transfer_incoming_log` gained). Heat's MPI traffic is not
+  observable the same way, so its column (†) is what its exchange moves by construction,
+  computed from the lshape maps: the same as the minimum, except `redistribute_`
+  (Heat passes surplus rows from rank to rank, so some cross several ranks),
+  `resplit_(None)` (an allgather: Heat replicates split=None arrays on every rank,
+  (P-1)x the array), `matmul` (the split=None operand is already everywhere: 0) and
+  TSQR (R is also broadcast to every rank). "Must move" is the minimum for the result
+  dndask produces (chunk r on rank r); Dask places chunks freely and may move less.
+- **Floor**: bytes that must move ÷ copy bandwidth; the TCP floor uses the loopback socket
+  bandwidth instead (Dask workers talk over TCP; MPI ranks over shared memory).
+- **Scale** (no execution): the graphs of `redistribute_` and `resplit_` built for many
+  ranks from dndask's planners, against Dask's p2p rechunk to the same chunks; tasks
+  counted are those the operation adds to the input's graph.
+"""
+
+
+def document(report: Report, png: str | None) -> str:
+    """The whole of ``docs/performance.md``."""
+    rows = report.rows
+    parts = [
+        "# Performance",
+        f"Generated on {report.date} by `python -m bench {report.args}`"
+        + (
+            " — a **quick smoke run** (tiny sizes, few repeats): not representative"
+            if report.quick
+            else ""
+        )
+        + ". Regenerate with `make bench` (the full suite; roughly 15-30 minutes on a quiet "
+        "machine) or `.venv/bin/python -m bench --help` for the options.",
+        "\n".join(_environment_lines(report)),
+        "## dndask, Dask and Heat side by side",
+        main_table(rows),
+        "dndask/Heat and dndask/dask are ratios of median times (below 1: dndask is faster). "
+        + HEAT_NOTE,
+        "## Distance from the physical floor",
+        floor_table(rows, report.bandwidth),
+        "## Targets (issue 6)",
+        targets_table(targets(rows, report.bandwidth, report.base_mib)),
+    ]
+    if report.overhead:
+        parts += ["## Operation layer overhead", _overhead_section(report)]
+    if png:
+        parts += ["## resplit_ 0 → 1 by size", f"![resplit_ 0 → 1: time vs size]({png})"]
+    if report.points:
+        parts += [
+            "## Graph size at scale (built, not run)",
+            scaling_table(report.points),
+            scaling_verdict(report.points) + " Above "
+            "64 ranks `resplit_` hands over to Dask's p2p rechunk (`DNDASK_P2P_THRESHOLD`), so "
+            "the two coincide there; `method='tasks'` is shown up to 256 ranks.",
+        ]
+    parts.append(METHOD)
+    return "\n\n".join(parts).rstrip() + "\n"
+
+
+def _overhead_section(report: Report) -> str:
+    row = _row(report.rows, "elementwise")
+    timing = ""
+    if row is not None:
+        timing = (
+            f"On {fmt_size(row.workload.mib)} MiB (split 0) a chain of 10 elementwise operations "
+            f"and a full sum takes {fmt_seconds(row.seconds['dndask'])} s in dndask and "
+            f"{fmt_seconds(row.seconds['dask'])} s as the identical dask.array expression on the "
+            f"same chunks: dndask/dask **{fmt_ratio(row.ratio('dndask', 'dask'))}** "
+            "(target: at most 1.05). "
+        )
+    return timing + overhead_line(report.overhead)

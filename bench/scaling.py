@@ -1,0 +1,101 @@
+"""Graph size and build time of redistribute_ and resplit_ at many ranks (nothing runs).
+
+A ``rows x 4096`` float32 dask array chunked in ``P`` balanced row blocks
+stands for a DNDarray on ``P`` ranks; dndask's planners build the graphs
+without a cluster of that size. For each ``P`` this records the tasks the
+operation adds to the graph (the input's own tasks excluded) and the
+seconds to build it and materialize every task:
+
+- ``redistribute_`` from balanced to a skewed map (goal: linear in ``P``);
+- ``resplit_`` 0 -> 1 as dndask builds it by default: one slice task per
+  pair of ranks up to :func:`dndask._distribution.p2p_threshold` pieces,
+  Dask's p2p rechunk above that;
+- ``resplit_`` with ``method="tasks"`` (``P**2`` slices), built only up to
+  ``tasks_max`` ranks, since 4096 ranks would mean 16.7 million tasks;
+- Dask's own p2p rechunk to the same chunks, the yardstick for ``resplit_``.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from dataclasses import dataclass
+
+import dask.array as da
+import numpy as np
+
+from dndask import _distribution, _layout
+
+from . import workloads
+
+RANKS = (4, 64, 256, 1024, 4096)
+COLS = 4096  # at least one column per rank at 4096 ranks; nothing is allocated
+
+
+@dataclass(frozen=True)
+class GraphPoint:
+    """Tasks added and build seconds of each graph at ``ranks`` ranks (None: not built)."""
+
+    ranks: int
+    redistribute: int
+    redistribute_s: float
+    resplit: int
+    resplit_s: float
+    resplit_tasks: int | None
+    resplit_tasks_s: float | None
+    p2p: int
+    p2p_s: float
+
+
+def added_tasks(result: da.Array, source: da.Array) -> int:
+    """Tasks in ``result``'s graph that ``source``'s graph does not have."""
+    return len(dict(result.__dask_graph__())) - len(dict(source.__dask_graph__()))
+
+
+def timed_graph(build, source: da.Array, repeats: int = 3) -> tuple[int, float]:
+    """Tasks added by ``build()`` and the seconds to build and materialize them (best of all)."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        n = added_tasks(build(), source)
+        best = min(best, time.perf_counter() - t0)
+    return n, best
+
+
+def graph_point(
+    ranks: int, rows: int = 1 << 20, tasks_max: int = 256, repeats: int = 3
+) -> GraphPoint:
+    """Every graph of the module docstring at ``ranks`` ranks."""
+    gc.collect()  # the previous rank count's garbage, not collected inside a timing
+    counts = _layout.balanced_counts(rows, ranks)
+    x = da.zeros((rows, COLS), chunks=(counts, COLS), dtype=np.float32)
+    skewed = workloads.skewed_counts(rows, ranks)
+    dst = _layout.chunks_for(x.shape, 1, _layout.balanced_counts(COLS, ranks))
+    red = timed_graph(lambda: _distribution.redistribute(x, 0, counts, skewed)[0], x, repeats)
+    resplit = timed_graph(lambda: _distribution.resplit(x, 0, 1, counts, ranks)[0], x, repeats)
+    tasks: tuple = (None, None)
+    if ranks <= tasks_max:
+        tasks = timed_graph(
+            lambda: _distribution.resplit(x, 0, 1, counts, ranks, method="tasks")[0], x, repeats
+        )
+    p2p = timed_graph(lambda: x.rechunk(dst, method="p2p"), x, repeats)
+    return GraphPoint(ranks, *red, *resplit, *tasks, *p2p)
+
+
+def graph_scaling(
+    ranks=RANKS, rows: int = 1 << 20, tasks_max: int = 256, repeats: int = 3
+) -> list[GraphPoint]:
+    """:func:`graph_point` at every rank count in ``ranks`` (after an untimed warm-up)."""
+    graph_point(4, rows, tasks_max, repeats=1)
+    return [graph_point(p, rows, tasks_max, repeats) for p in ranks]
+
+
+def is_linear(points: list[GraphPoint], slack: float = 1.1) -> bool:
+    """Whether redistribute_'s tasks per rank stay within ``slack`` of their smallest value."""
+    per_rank = [p.redistribute / p.ranks for p in points]
+    return max(per_rank) <= slack * min(per_rank)
+
+
+def resplit_vs_p2p(points: list[GraphPoint]) -> list[tuple[int, float]]:
+    """``(ranks, resplit_ tasks / p2p rechunk tasks)`` at every point."""
+    return [(p.ranks, p.resplit / p.p2p) for p in points]

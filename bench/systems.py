@@ -1,0 +1,328 @@
+"""The dndask and plain dask.array sides of every case, timed on one loopback cluster.
+
+Both sides share the cluster dndask starts (``P`` single-threaded worker
+processes on 127.0.0.1). Where a case starts from data, both sides start
+from the *same* persisted chunks: dndask's array, and its ``to_dask()`` for
+Dask, so chunk ``r`` is on worker ``r`` for both and only the operation
+differs. The Dask side is written as a Dask user would write it:
+``x.rechunk(...)``, ``rng.standard_normal(...)``, ``x @ y``,
+``da.linalg.tsqr(x)``, ``da.from_delayed`` on per-worker futures, then
+``persist()`` and ``distributed.wait``.
+
+One repeat (:func:`measure_once`) builds fresh inputs (untimed), starts
+every worker's :class:`bench._rss.PeakMeter`, times the operation until its
+result is in the workers' memory, then reads the peak memory above baseline
+(the largest worker's) and the bytes the workers fetched from each other
+(the entries their ``transfer_incoming_log`` gained), and finally drops
+everything and waits until the workers hold what they held before.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from dataclasses import dataclass, field
+
+import dask
+import dask.array as da
+import distributed
+import numpy as np
+
+import dndask as ht
+
+from . import _rss, workloads
+
+# ---------------------------------------------------------------------------------------------
+# Measurements inside the workers (run with ``client.run``)
+
+
+def mark_transfers(dask_worker) -> None:
+    """Mark every transfer this worker has logged so far as already counted."""
+    for entry in dask_worker.transfer_incoming_log:
+        entry["bench_counted"] = True
+
+
+def new_transfer_bytes(dask_worker) -> int:
+    """Bytes of the transfers logged since :func:`mark_transfers` (fetched from other workers).
+
+    The log's entries are marked rather than the log replaced, so other
+    instrumentation of the log (the test suite's) keeps working.
+    """
+    log = dask_worker.transfer_incoming_log
+    return sum(e["total"] for e in log if not e.get("bench_counted"))
+
+
+def meter_start(dask_worker) -> str:
+    """Start this worker's peak-memory meter; the method it uses."""
+    dask_worker._bench_meter = _rss.PeakMeter().start()
+    return dask_worker._bench_meter.method
+
+
+def meter_stop(dask_worker) -> int:
+    """Bytes above the baseline at the peak since :func:`meter_start`."""
+    return dask_worker._bench_meter.stop()
+
+
+def stored_keys(dask_worker) -> int:
+    """How many results this worker holds."""
+    return len(dask_worker.data)
+
+
+def local_piece(rank: int, seed: int, counts: list[int], cols: int) -> np.ndarray:
+    """The per-rank data of the is_split case, made on the worker that keeps it."""
+    rng = np.random.default_rng(seed + rank)
+    return rng.standard_normal((counts[rank], cols), dtype=np.float32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Samples
+
+
+@dataclass
+class Sample:
+    """One timed repeat: seconds, peak bytes above baseline (largest worker), bytes moved."""
+
+    seconds: float
+    peak: int
+    moved: int
+    value: float | None = None
+
+
+@dataclass
+class Result:
+    """Every repeat of one workload on one system."""
+
+    system: str
+    workload: workloads.Workload
+    samples: list[Sample] = field(default_factory=list)
+    moved_label: str = "measured"
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def seconds(self) -> float:
+        """Median wall time."""
+        return statistics.median(s.seconds for s in self.samples)
+
+    @property
+    def peak(self) -> float:
+        """Median over repeats of the largest worker's peak above baseline, in bytes."""
+        return statistics.median(s.peak for s in self.samples)
+
+    @property
+    def moved(self) -> float:
+        """Median bytes moved between workers."""
+        return statistics.median(s.moved for s in self.samples)
+
+
+# ---------------------------------------------------------------------------------------------
+# The two sides
+
+
+def persist_together(*arrays: ht.DNDarray) -> tuple:
+    """Persist several DNDarrays that share a graph in one go, and wait.
+
+    dndask has no public multi-array persist, and ``q.persist_(); r.persist_()``
+    would run TSQR's first level twice; so the DNDarrays' dask arrays go to
+    ``dask.persist`` together. Their first-level tasks depend on chunks pinned
+    to their ranks, so Dask runs them there.
+    """
+    return _persisted(*(a.to_dask() for a in arrays))
+
+
+def _persisted(*arrays):
+    """``dask.persist`` and wait until every chunk is in memory (a user's idiom)."""
+    out = dask.persist(*arrays)
+    distributed.wait(out)
+    return out
+
+
+class DndaskSide:
+    """dndask: the Heat API on the loopback cluster."""
+
+    name = "dndask"
+
+    def __init__(self, comm: ht.Comm):
+        self.comm = comm
+
+    def source(self, w: workloads.Workload, seed: int) -> ht.DNDarray:
+        """A balanced split-0 float32 matrix of normal random numbers, made on the ranks.
+
+        Each worker draws its rows with numpy (much faster than dndask's
+        counter-based ``ht.random`` at a GiB) and ``is_split`` joins them in place.
+        """
+        pieces = ht.per_rank(local_piece, seed, w.counts, w.cols, comm=self.comm)
+        return ht.array(pieces, is_split=0)
+
+    def prepare(self, w: workloads.Workload, seed: int) -> dict:
+        """The inputs of one repeat (not timed)."""
+        key = w.case.key
+        if key == "randn":
+            ht.random.seed(seed)
+            return {}
+        if key == "is_split":
+            args = (seed, w.counts, w.cols)
+            return {"pieces": ht.per_rank(local_piece, *args, comm=self.comm)}
+        state = {"a": self.source(w, seed)}
+        if key == "redistribute":
+            target = state["a"].lshape_map
+            target[:, 0] = target.new_tensor(w.target_counts)
+            state["target"] = target
+        if key == "matmul":
+            shape = (w.cols, workloads.MATMUL_N)
+            b = ht.random.rand(*shape, dtype=ht.float32, split=None, comm=self.comm)
+            state["b"] = b.persist_()
+        return state
+
+    def run(self, w: workloads.Workload, state: dict):
+        """The timed operation; its result, in the workers' memory."""
+        key = w.case.key
+        if key == "randn":
+            return ht.random.randn(*w.shape, dtype=ht.float32, split=0, comm=self.comm).persist_()
+        if key == "redistribute":
+            return state["a"].redistribute_(target_map=state["target"]).persist_()
+        if key == "resplit01":
+            return state["a"].resplit_(1).persist_()
+        if key == "resplit_none":
+            return state["a"].resplit_(None).persist_()
+        if key == "elementwise":
+            return float(workloads.chain(state["a"]))
+        if key == "matmul":
+            return ht.matmul(state["a"], state["b"]).persist_()
+        if key == "tsqr":
+            return persist_together(*ht.linalg.qr(state["a"]))
+        if key == "is_split":
+            return ht.array(state["pieces"], is_split=0).persist_()
+        raise KeyError(key)
+
+
+class DaskSide:
+    """Plain dask.array on the same cluster and the same input chunks."""
+
+    name = "dask"
+
+    def __init__(self, comm: ht.Comm):
+        self.comm = comm
+        self.inputs = DndaskSide(comm)
+
+    def prepare(self, w: workloads.Workload, seed: int) -> dict:
+        """dndask's inputs, as dask arrays (the same persisted chunks)."""
+        key = w.case.key
+        if key == "randn":
+            return {"rng": da.random.default_rng(seed)}
+        if key == "is_split":
+            client = self.comm.client
+            futures = [
+                client.submit(local_piece, r, seed, w.counts, w.cols, workers=[addr], pure=False)
+                for r, addr in enumerate(self.comm.workers)
+            ]
+            distributed.wait(futures)
+            return {"futures": futures}
+        state = self.inputs.prepare(w, seed)
+        return {k: v.to_dask() if isinstance(v, ht.DNDarray) else v for k, v in state.items()}
+
+    def run(self, w: workloads.Workload, state: dict):
+        """The timed operation, written the Dask way."""
+        key = w.case.key
+        if key == "randn":
+            chunks = (tuple(w.counts), w.cols)
+            return _persisted(
+                state["rng"].standard_normal(w.shape, dtype=np.float32, chunks=chunks)
+            )
+        if key == "redistribute":
+            return _persisted(state["a"].rechunk((tuple(w.target_counts), w.cols)))
+        if key == "resplit01":
+            return _persisted(state["a"].rechunk((w.rows, tuple(w.col_counts))))
+        if key == "resplit_none":
+            return _persisted(state["a"].rechunk(w.shape))
+        if key == "elementwise":
+            (value,) = dask.compute(workloads.chain(state["a"]))
+            return float(value)
+        if key == "matmul":
+            return _persisted(state["a"] @ state["b"])
+        if key == "tsqr":
+            return _persisted(*da.linalg.tsqr(state["a"]))
+        if key == "is_split":
+            return _persisted(self._join(state["futures"]))
+        raise KeyError(key)
+
+    def _join(self, futures) -> da.Array:
+        """Per-worker pieces as one array: ask each for its shape, then ``da.from_delayed``."""
+        client = self.comm.client
+        shapes = client.gather([client.submit(np.shape, f) for f in futures])
+        parts = [
+            da.from_delayed(f, shape=s, dtype=np.float32)
+            for f, s in zip(futures, shapes, strict=True)
+        ]
+        return da.concatenate(parts, axis=0)
+
+
+SIDES = {"dndask": DndaskSide, "dask": DaskSide}
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing
+
+
+def settle(client: distributed.Client, keys: int, timeout: float = 30.0) -> None:
+    """Wait until the workers hold ``keys`` results again (released ones are gone)."""
+    gc.collect()  # the driver's last references to the results
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if sum(client.run(stored_keys).values()) <= keys:
+            return
+        time.sleep(0.02)
+
+
+def measure_once(client: distributed.Client, side, w: workloads.Workload, seed: int) -> Sample:
+    """One repeat of ``w`` on ``side`` (see the module docstring)."""
+    keys = sum(client.run(stored_keys).values())
+    state = side.prepare(w, seed)
+    client.run(mark_transfers)
+    client.run(meter_start)
+    t0 = time.perf_counter()
+    out = side.run(w, state)
+    seconds = time.perf_counter() - t0
+    peak = max(client.run(meter_stop).values())
+    moved = sum(client.run(new_transfer_bytes).values())
+    value = out if isinstance(out, float) else None
+    del out, state
+    settle(client, keys)
+    return Sample(seconds, peak, moved, value)
+
+
+def measure(
+    client: distributed.Client, sides: list, w: workloads.Workload, repeats: int
+) -> list[Result]:
+    """``repeats`` repeats of ``w`` on every side, alternating their order.
+
+    One untimed warm-up on a small version (at most 1 MiB) comes first for each side.
+    Alternating means drift on a shared machine hits every side alike.
+    """
+    results = [Result(side.name, w) for side in sides]
+    for side in sides:
+        measure_once(client, side, w.resized(min(1, w.mib)), seed=10_000)
+    for i in range(repeats):
+        order = list(enumerate(sides))
+        for j, side in order if i % 2 == 0 else order[::-1]:
+            results[j].samples.append(measure_once(client, side, w, seed=len(sides) * i + j))
+    return results
+
+
+def graph_overhead(comm: ht.Comm, w: workloads.Workload, repeats: int = 20) -> dict:
+    """Milliseconds to build the elementwise chain's graph (nothing runs) on each side."""
+    a = DndaskSide(comm).source(w.resized(1), seed=1)
+    x = a.to_dask()
+    out = {}
+    for name, arg in (("dndask", a), ("dask", x)):
+        t0 = time.perf_counter()
+        for _ in range(repeats):
+            workloads.chain(arg)
+        out[name] = (time.perf_counter() - t0) / repeats * 1e3
+    return out
+
+
+def start_cluster(ranks: int) -> tuple[distributed.Client, ht.Comm]:
+    """dndask's loopback cluster of ``ranks`` single-threaded workers (127.0.0.1)."""
+    client = ht.init(ranks)
+    return client, ht.get_comm()

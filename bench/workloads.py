@@ -1,0 +1,219 @@
+"""The benchmark cases: what each one does, its array shapes and the bytes it must move.
+
+Standard library only: the Heat side imports this module from Heat's own
+virtual environment, so the three systems run exactly the same shapes.
+
+Every case works on a float32 matrix of ``rows x cols`` whose size in MiB is
+given; ``cols`` is fixed per case and ``rows`` follows from the size. Counts
+along an axis are Heat's balanced rule (the lowest ``n % P`` ranks hold one
+extra row).
+
+Two byte counts are derived from the lshape maps, without running anything:
+
+- :meth:`Workload.minimum_bytes`: what has to cross from one worker to
+  another for the result dndask (and the plain Dask code) produces; this is
+  also the numerator of the copy-bandwidth floor;
+- :meth:`Workload.heat_bytes`: what Heat's MPI exchange moves by
+  construction for the result *Heat* produces. The two differ where the
+  semantics differ: Heat's ``split=None`` array is replicated on every rank
+  (``resplit_(None)`` is an allgather), and a ``split=None`` operand of
+  ``matmul`` is already on every rank; and where Heat's algorithm moves
+  more: its ``redistribute_`` passes surplus rows from rank to rank
+  (:func:`heat_redistribute_rows`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+ITEMSIZE = 4  # float32 throughout
+MIB = 1 << 20
+MATMUL_N = 256  # the split=None operand of matmul is (cols, MATMUL_N)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One operation of the suite."""
+
+    key: str
+    label: str
+    cols: int
+    movement: bool  # a data-movement case: it has a copy-bandwidth floor
+
+
+CASES: dict[str, Case] = {
+    c.key: c
+    for c in (
+        Case("randn", "randn creation", 1024, False),
+        Case("redistribute", "redistribute_ balanced → skewed", 1024, True),
+        Case("resplit01", "resplit_ 0 → 1", 4096, True),
+        Case("resplit_none", "resplit_ 0 → None", 1024, True),
+        Case("elementwise", "10 elementwise ops + sum", 4096, False),
+        Case("matmul", f"matmul split 0 @ None (x{MATMUL_N})", 1024, False),
+        Case("tsqr", "qr (TSQR), 128 columns", 128, False),
+        Case("is_split", "array(local, is_split=0)", 1024, False),
+    )
+}
+
+
+def balanced_counts(n: int, size: int) -> list[int]:
+    """Heat's balanced counts of ``n`` rows over ``size`` ranks."""
+    base, extra = divmod(n, size)
+    return [base + (1 if r < extra else 0) for r in range(size)]
+
+
+def skewed_counts(n: int, size: int) -> list[int]:
+    """The skewed target of the redistribute case: ranks ``0..P-2`` hold ``2n/(5P)`` rows each.
+
+    At ``P = 4`` that is 10 %, 10 %, 10 % and 70 % of the rows.
+    """
+    small = 2 * n // (5 * size)
+    return [small] * (size - 1) + [n - small * (size - 1)]
+
+
+def intervals(counts: list[int]) -> list[tuple[int, int]]:
+    """``[start, stop)`` of every rank's rows."""
+    out, start = [], 0
+    for c in counts:
+        out.append((start, start + c))
+        start += c
+    return out
+
+
+def moved_rows(src: list[int], dst: list[int]) -> int:
+    """Rows whose owner changes from counts ``src`` to counts ``dst`` (the minimum to move)."""
+    kept = sum(
+        max(0, min(b1, b2) - max(a1, a2))
+        for (a1, b1), (a2, b2) in zip(intervals(src), intervals(dst), strict=True)
+    )
+    return sum(src) - kept
+
+
+def heat_redistribute_rows(src: list[int], dst: list[int]) -> int:
+    """Rows Heat 1.8's ``redistribute_`` sends, simulated on the counts.
+
+    Heat visits the ranks in order: rank ``r`` first pulls the rows it lacks
+    from the ranks after it, nearest first, then passes any surplus on to
+    rank ``r + 1``, which may pass it on again. Rows can so cross several
+    ranks: balanced ``[25] * 4`` to ``[10, 10, 10, 70]`` sends 90 rows where
+    65 change owner (checked against Heat with a byte-counting ``Send``).
+    """
+    cur, dst = list(src), list(dst)
+    moved = 0
+    for r in range(len(cur) - 1):
+        for s in range(r + 1, len(cur)):
+            take = min(max(0, dst[r] - cur[r]), cur[s])
+            cur[s] -= take
+            cur[r] += take
+            moved += take
+        surplus = cur[r] - dst[r]
+        if surplus > 0:
+            cur[r] -= surplus
+            cur[r + 1] += surplus
+            moved += surplus
+    return moved
+
+
+def chain(x, absolute=abs):
+    """Ten elementwise operations and a full sum, written once for every system.
+
+    ``absolute`` is Python's ``abs`` for dndask and dask; Heat's DNDarray has
+    no ``__abs__``, so its side passes ``ht.abs``.
+    """
+    y = x * 1.5
+    y = y + 2.0
+    y = y - x
+    y = y / 3.0
+    y = y * y
+    y = absolute(y - 0.25)
+    y = y + x
+    y = y * 0.5
+    y = y - 1.0
+    y = y * y
+    return y.sum()
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A case at a size (MiB of its main matrix) on ``ranks`` ranks."""
+
+    case: Case
+    mib: float
+    ranks: int
+
+    @classmethod
+    def of(cls, key: str, mib: float, ranks: int) -> Workload:
+        """The workload of case ``key``; ``KeyError`` names the known cases."""
+        if key not in CASES:
+            raise KeyError(f"unknown case {key!r}; known: {', '.join(CASES)}")
+        return cls(CASES[key], mib, ranks)
+
+    def resized(self, mib: float) -> Workload:
+        """The same case at another size."""
+        return replace(self, mib=mib)
+
+    @property
+    def cols(self) -> int:
+        return self.case.cols
+
+    @property
+    def rows(self) -> int:
+        """Rows of the main matrix: the size in MiB, at least one row per rank."""
+        return max(self.ranks, int(self.mib * MIB) // (ITEMSIZE * self.cols))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.rows, self.cols)
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows * self.cols * ITEMSIZE
+
+    @property
+    def counts(self) -> list[int]:
+        """Balanced rows per rank (split 0)."""
+        return balanced_counts(self.rows, self.ranks)
+
+    @property
+    def col_counts(self) -> list[int]:
+        """Balanced columns per rank (split 1)."""
+        return balanced_counts(self.cols, self.ranks)
+
+    @property
+    def target_counts(self) -> list[int]:
+        """The skewed rows per rank of the redistribute case."""
+        return skewed_counts(self.rows, self.ranks)
+
+    def _row_bytes(self, rows: int) -> int:
+        return rows * self.cols * ITEMSIZE
+
+    def minimum_bytes(self) -> int:
+        """Bytes that must cross between workers for dndask's (and Dask's) result."""
+        key, p = self.case.key, self.ranks
+        if key == "redistribute":
+            return self._row_bytes(moved_rows(self.counts, self.target_counts))
+        if key == "resplit01":
+            kept = sum(r * c for r, c in zip(self.counts, self.col_counts, strict=True))
+            return self.nbytes - kept * ITEMSIZE
+        if key == "resplit_none":  # one chunk, on the rank holding the most rows
+            return self.nbytes - self._row_bytes(max(self.counts))
+        if key == "matmul":  # the split=None operand reaches the other ranks
+            return (p - 1) * self.cols * MATMUL_N * ITEMSIZE
+        if key == "tsqr":  # R factors to one rank, their Q blocks back
+            return 2 * (p - 1) * self.cols * self.cols * ITEMSIZE
+        return 0  # creation, wrapping, elementwise (only P - 1 scalars)
+
+    def heat_bytes(self) -> int:
+        """Bytes Heat's MPI exchange moves by construction, from the lshape maps."""
+        key, p = self.case.key, self.ranks
+        if key == "redistribute":  # surplus rows travel rank to rank
+            return self._row_bytes(heat_redistribute_rows(self.counts, self.target_counts))
+        if key == "resplit_none":  # allgather: every rank receives what it lacks
+            return (p - 1) * self.nbytes
+        if key == "matmul":  # the split=None operand is already on every rank
+            return 0
+        if key == "is_split":  # the lshapes are exchanged, the data stays
+            return p * (p - 1) * 2 * 8
+        if key == "tsqr":  # as dndask, plus R replicated on every rank (a lower bound)
+            return 3 * (p - 1) * self.cols * self.cols * ITEMSIZE
+        return self.minimum_bytes()

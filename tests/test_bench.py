@@ -1,0 +1,235 @@
+"""The benchmark suite (``python -m bench``): its pure parts, and one tiny case end to end.
+
+Nothing here needs Heat's virtual environment or the network: the Heat side
+is exercised only through its pure helpers (command line, record parsing).
+The end-to-end test runs the dndask and dask sides of one ``--quick`` case on
+the session cluster.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dndask import _layout
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # `bench` lives next to `tests`; workers inherit the path
+    sys.path.insert(0, str(ROOT))
+
+from bench import __main__ as cli  # noqa: E402
+from bench import floor, heat_venv, report, scaling, workloads  # noqa: E402
+from bench.systems import Result, Sample  # noqa: E402
+
+MIB = 1 << 20
+
+
+# --- workloads: shapes and the bytes that must move ------------------------------------------
+
+
+def test_balanced_and_skewed_counts_follow_heats_rule():
+    assert workloads.balanced_counts(10, 4) == [3, 3, 2, 2]
+    assert workloads.skewed_counts(100, 4) == [10, 10, 10, 70]
+    assert sum(workloads.skewed_counts(1001, 7)) == 1001
+
+
+def test_moved_rows_counts_rows_that_change_owner():
+    assert workloads.moved_rows([3, 3, 2, 2], [3, 3, 2, 2]) == 0
+    assert workloads.moved_rows([5, 5], [10, 0]) == 5
+    assert workloads.moved_rows([25, 25, 25, 25], [10, 10, 10, 70]) == 65
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # the same count as dndask's own planner
+        src = rng.multinomial(50, [0.25] * 4).tolist()
+        dst = rng.multinomial(50, [0.25] * 4).tolist()
+        assert workloads.moved_rows(src, dst) == _layout.moved_rows(src, dst)
+
+
+def test_heat_redistribute_passes_surplus_rank_to_rank():
+    assert workloads.heat_redistribute_rows([25] * 4, [10, 10, 10, 70]) == 90  # Heat sends 90
+    assert workloads.heat_redistribute_rows([10, 10, 10, 70], [25] * 4) == 65
+    assert workloads.heat_redistribute_rows([3, 3, 2, 2], [3, 3, 2, 2]) == 0
+
+
+def test_minimum_and_heat_bytes():
+    w = workloads.Workload.of("resplit01", 128, 4)  # 8192 x 4096
+    assert w.shape == (8192, 4096)
+    assert w.minimum_bytes() == w.nbytes * 3 // 4 == w.heat_bytes()
+    none = workloads.Workload.of("resplit_none", 128, 4)
+    assert none.minimum_bytes() == none.nbytes * 3 // 4
+    assert none.heat_bytes() == 3 * none.nbytes  # Heat's allgather
+    red = workloads.Workload.of("redistribute", 128, 4)
+    rows = workloads.moved_rows(red.counts, red.target_counts)
+    assert red.minimum_bytes() == rows * 1024 * 4 < red.heat_bytes()
+    assert workloads.Workload.of("randn", 128, 4).minimum_bytes() == 0
+    assert workloads.Workload.of("matmul", 128, 4).heat_bytes() == 0
+    with pytest.raises(KeyError, match="known"):
+        workloads.Workload.of("nope", 1, 4)
+
+
+def test_tiny_workloads_keep_a_row_per_rank():
+    w = workloads.Workload.of("resplit01", 0.001, 4)
+    assert w.rows == 4 and w.counts == [1, 1, 1, 1]
+
+
+# --- floor arithmetic ------------------------------------------------------------------------
+
+
+def test_floor_arithmetic():
+    assert floor.floor_seconds(2 * MIB, MIB) == 2.0
+    assert math.isnan(floor.floor_seconds(0, MIB))
+    assert floor.distance(6.0, 2.0) == 3.0
+    assert math.isnan(floor.distance(1.0, math.nan))
+    assert floor.memcpy_bandwidth(mib=4, repeats=1) > 0
+    assert floor.loopback_bandwidth(mib=4) > 0
+
+
+# --- report formatting -----------------------------------------------------------------------
+
+
+def fake_results() -> dict:
+    w = workloads.Workload.of("redistribute", 128, 4)
+    r = workloads.Workload.of("resplit01", 128, 4)
+
+    def res(system, w, seconds, moved):
+        return Result(system, w, [Sample(seconds, 10 * MIB, moved)] * 3)
+
+    return {
+        ("redistribute", 128): {
+            "dndask": res("dndask", w, 0.1, w.minimum_bytes()),
+            "dask": res("dask", w, 0.2, w.minimum_bytes()),
+            "heat": res("heat", w, 0.05, w.heat_bytes()),
+        },
+        ("resplit01", 128): {"dndask": res("dndask", r, 0.1, r.minimum_bytes())},
+    }
+
+
+def test_main_table_and_ratios():
+    rows = report.rows_of(fake_results())
+    assert [row.workload.case.key for row in rows] == ["redistribute", "resplit01"]
+    table = report.main_table(rows)
+    lines = table.splitlines()
+    assert lines[0].startswith("| case | MiB | dndask s | dask s | Heat s | dndask/Heat")
+    assert len(lines) == 4
+    assert "| 0.100 | 0.200 | 0.050 | 2.00 | 0.50 |" in lines[2]
+    assert "10.0 · 10.0 · 10.0" in lines[2]
+    assert "| 0.100 | — | — | — | — |" in lines[3]  # systems that did not run
+
+
+def test_number_formats():
+    assert report.fmt_seconds(1.23456) == "1.235"
+    assert report.fmt_seconds(0.0012) == "1.20 ms"
+    assert report.fmt_seconds(math.nan) == report.DASH
+    assert report.fmt_ratio(0.987) == "0.99"
+    assert report.fmt_ratio(361.5) == "362"
+    assert report.fmt_mib(3 * MIB) == "3.0"
+    assert report.fmt_size(128.0) == "128"
+
+
+def test_targets_and_floor_table():
+    rows = report.rows_of(fake_results())
+    bw = floor.Bandwidth(memcpy=1 << 30, loopback=1 << 28)
+    goals = {t.goal: t for t in report.targets(rows, bw, 128)}
+    redistribute = next(t for g, t in goals.items() if g.startswith("dndask/Heat") and "redis" in g)
+    assert (redistribute.value, redistribute.met) == ("2.00", False)
+    resplit = next(t for g, t in goals.items() if g.startswith("dndask/Heat") and "resplit" in g)
+    assert resplit.met is None  # Heat did not run
+    assert goals["redistribute_ moves the theoretical minimum"].met is True
+    floor_rows = report.floor_table(rows, bw).splitlines()
+    assert len(floor_rows) == 4  # header, rule, two movement cases
+    assert "not run" in report.targets_table(list(goals.values()))
+
+
+def test_document_renders_without_heat_or_scaling(tmp_path):
+    rep = report.Report(
+        args="--quick",
+        ranks=4,
+        repeats=3,
+        base_mib=128,
+        results=fake_results(),
+        bandwidth=floor.Bandwidth(1 << 30, 1 << 28),
+        points=[],
+        overhead={},
+        heat_versions={},
+        quick=True,
+        date="2026-01-01",
+    )
+    text = report.document(rep, None)
+    assert text.startswith("# Performance\n")
+    assert (
+        "quick smoke run" in text and "Heat** (its own venv, `bench/.heat-venv`): not run" in text
+    )
+    assert report.plot_resplit(rep.results, tmp_path / "p.png", rep.bandwidth)
+    assert (tmp_path / "p.png").stat().st_size > 0
+
+
+# --- graph scaling (nothing runs) -------------------------------------------------------------
+
+
+def test_graph_scaling_at_small_rank_counts():
+    points = scaling.graph_scaling(ranks=(4, 8, 16), rows=1 << 12, tasks_max=8, repeats=1)
+    assert [p.ranks for p in points] == [4, 8, 16]
+    assert scaling.is_linear(points, slack=1.5)
+    assert all(p.redistribute <= 3 * p.ranks for p in points)
+    assert points[0].resplit == points[0].resplit_tasks  # few ranks: one slice per pair
+    assert points[2].resplit_tasks is None  # above tasks_max
+    assert all(p.p2p > 0 for p in points)
+    text = report.scaling_table(points) + report.scaling_verdict(points)
+    assert "| 16 |" in text and "linear" in text
+
+
+# --- the command line and the Heat helpers (no Heat needed) ----------------------------------
+
+
+def test_quick_arguments_and_plan():
+    args = cli.parse_args(["--quick", "--systems", "dndask,dask", "--cases", "resplit01,randn"])
+    assert args.repeats == 2 and args.sizes == list(cli.QUICK_SIZES)
+    keys = [(w.case.key, w.mib) for w in cli.plan(args)]
+    assert keys == [("resplit01", 4.0), ("resplit01", 16.0), ("randn", 4.0)]
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--systems", "numpy"])
+
+
+def test_heat_helpers_are_pure(tmp_path):
+    cmd = heat_venv.mpi_command(tmp_path, 4, ["x.py"])
+    assert cmd[1:3] == ["-np", "4"] and cmd[3].endswith("/bin/python")
+    env = heat_venv.mpi_env()
+    assert env["OMP_NUM_THREADS"] == "1" and env["UCX_NET_DEVICES"] == "lo"
+    record = heat_venv.parse_record('noise\nBENCH-JSON {"times": [1.0], "peaks": [0]}\n')
+    assert record == {"times": [1.0], "peaks": [0]}
+    with pytest.raises(RuntimeError, match="no result"):
+        heat_venv.parse_record("nothing")
+
+
+# --- one case end to end on the session cluster ----------------------------------------------
+
+
+def test_quick_case_runs_dndask_and_dask(client, comm_of):
+    argv = ["--quick", "--systems", "dndask,dask", "--cases", "redistribute", "--sizes", "0.5"]
+    argv += ["--repeats", "1"]
+    args = cli.parse_args(argv)
+    plan = cli.plan(args)
+    results = cli.measure_dask_sides(client, comm_of(4), ["dndask", "dask"], plan, args.repeats)
+    (w,) = plan
+    by_system = results[("redistribute", 0.5)]
+    assert set(by_system) == {"dndask", "dask"}
+    dnd = by_system["dndask"]
+    assert len(dnd.samples) == args.repeats
+    assert all(s.moved == w.minimum_bytes() for s in dnd.samples)  # exactly the minimum
+    assert all(s.seconds > 0 and s.peak >= 0 for s in dnd.samples)
+    rep = report.Report(
+        args=" ".join(argv),
+        ranks=4,
+        repeats=args.repeats,
+        base_mib=0.5,
+        results=results,
+        bandwidth=floor.Bandwidth(1 << 30, 1 << 28),
+        points=[],
+        overhead={},
+        heat_versions={},
+        quick=True,
+    )
+    assert "redistribute_ balanced → skewed | 0.5 |" in report.console(rep)
