@@ -7,6 +7,9 @@ only its own chunk, on its own worker, with nothing sent but the key.
 
 The generator state is ``("splitmix64", seed, counter)``; the counter
 advances by one per call, so successive calls draw different arrays.
+Normal samples are Box-Muller per element: float64 from two 53-bit draws,
+float32 from one 64-bit draw computed in float32. A chunk is generated in
+blocks of :data:`_BLOCK` elements so the hash's temporaries stay in cache.
 """
 
 from __future__ import annotations
@@ -24,15 +27,20 @@ ALGORITHM = "splitmix64"
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
+_BLOCK = 1 << 16  # elements per block of a chunk
 _lock = threading.Lock()
 _state = {"seed": secrets.randbits(63), "counter": 0}
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's output function, elementwise on uint64 (wrapping arithmetic)."""
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
+    """SplitMix64's output function, elementwise on uint64, in place (wrapping arithmetic)."""
+    with np.errstate(over="ignore"):
+        z ^= z >> np.uint64(30)
+        z *= _M1
+        z ^= z >> np.uint64(27)
+        z *= _M2
+        z ^= z >> np.uint64(31)
+    return z
 
 
 def _stream_key(seed: int, counter: int) -> np.uint64:
@@ -44,50 +52,115 @@ def _stream_key(seed: int, counter: int) -> np.uint64:
 
 
 def _global_index(offsets, lshape, gshape) -> np.ndarray:
-    """C-order flat global index of every element of a chunk, as uint64."""
+    """C-order flat global index of every element of a chunk, as a new uint64 array."""
     strides = [int(np.prod(gshape[a + 1 :], dtype=np.int64)) for a in range(len(gshape))]
     flat = np.zeros(lshape, dtype=np.uint64)
     for axis, (off, n, stride) in enumerate(zip(offsets, lshape, strides, strict=True)):
         shape = [1] * len(lshape)
         shape[axis] = n
-        idx = np.arange(off, off + n, dtype=np.uint64) * np.uint64(stride)
-        flat = flat + idx.reshape(shape)
+        flat += (np.arange(off, off + n, dtype=np.uint64) * np.uint64(stride)).reshape(shape)
     return flat
 
 
-def _bits(key: np.uint64, flat: np.ndarray, lane: int, lanes: int) -> np.ndarray:
-    """64 random bits per element for ``lane`` of ``lanes`` draws per element."""
+def _bits(key: np.uint64, flat: np.ndarray, lane: int, lanes: int, reuse: bool = False):
+    """64 random bits per element for ``lane`` of ``lanes`` draws per element.
+
+    With ``reuse`` the result overwrites ``flat`` (its last use) instead of a new array.
+    """
     with np.errstate(over="ignore"):
-        counter = flat * np.uint64(lanes) + np.uint64(lane + 1)
-        return _mix(key + counter * _GAMMA)
+        z = flat if reuse else flat.copy()
+        if lanes != 1:
+            z *= np.uint64(lanes)
+        z += np.uint64(lane + 1)
+        z *= _GAMMA
+        z += key
+    return _mix(z)
+
+
+def _scaled(ints: np.ndarray, scale: float, dtype) -> np.ndarray:
+    """``ints * scale`` as ``dtype``; ``ints``: uint64 below 2**53 (read as int64, exactly)."""
+    out = ints.view(np.int64).astype(dtype)
+    out *= dtype.type(scale)
+    return out
 
 
 def _uniform(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """Floats in [0, 1) from the top mantissa-width bits."""
-    if np.dtype(dtype) == np.float64:
-        return (bits >> np.uint64(11)).astype(np.float64) * 2.0**-53
-    return ((bits >> np.uint64(40)).astype(np.float64) * 2.0**-24).astype(dtype)
+    """Floats in [0, 1) from the top mantissa-width bits (consumes ``bits``)."""
+    width = 53 if dtype == np.float64 else 24
+    bits >>= np.uint64(64 - width)
+    return _scaled(bits, 2.0**-width, dtype)
 
 
-def _chunk(offsets, lshape, gshape, key, kind, dtype, params):
-    """Generate one chunk (runs on the worker that will hold it)."""
-    flat = _global_index(offsets, lshape, gshape)
+def _normal32(bits: np.ndarray) -> np.ndarray:
+    """Standard normal float32 from one 64-bit draw per element (consumes ``bits``).
+
+    Box-Muller in float32: the top 32 bits give ``u1`` in (0, 1] (tails reach 6.66
+    sigma), the low 24 bits give the angle.
+    """
+    radius = _scaled(bits >> np.uint64(32), 1.0, np.dtype(np.float32))
+    radius += np.float32(1.0)
+    radius *= np.float32(2.0**-32)  # (0, 1]: rounding never passes 1
+    np.log(radius, out=radius)
+    radius *= np.float32(-2.0)
+    np.sqrt(radius, out=radius)
+    bits &= np.uint64(0xFFFFFF)
+    angle = _scaled(bits, 2.0 * np.pi * 2.0**-24, np.dtype(np.float32))
+    np.cos(angle, out=angle)
+    radius *= angle
+    return radius
+
+
+def _normal64(key: np.uint64, flat: np.ndarray) -> np.ndarray:
+    """Standard normal float64 from two 53-bit draws per element (Box-Muller)."""
+    u1 = _uniform(_bits(key, flat, 0, 2), np.dtype(np.float64))
+    u1 = np.subtract(1.0, u1, out=u1)  # (0, 1] keeps the log finite
+    np.log(u1, out=u1)
+    u1 *= -2.0
+    np.sqrt(u1, out=u1)
+    angle = _uniform(_bits(key, flat, 1, 2, reuse=True), np.dtype(np.float64))
+    angle *= 2.0 * np.pi
+    np.cos(angle, out=angle)
+    u1 *= angle
+    return u1
+
+
+def _draw(kind: str, key: np.uint64, flat: np.ndarray, dtype: np.dtype, params) -> np.ndarray:
+    """The values at global indices ``flat`` (1-D uint64, left unchanged)."""
     if kind == "uniform":
         return _uniform(_bits(key, flat, 0, 1), dtype)
     if kind == "normal":
-        # Box-Muller on two independent draws; u1 in (0, 1] keeps log finite.
-        u1 = ((_bits(key, flat, 0, 2) >> np.uint64(11)).astype(np.float64) + 1.0) * 2.0**-53
-        u2 = (_bits(key, flat, 1, 2) >> np.uint64(11)).astype(np.float64) * 2.0**-53
-        z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+        one_draw = dtype != np.float64  # float32: one 64-bit draw per element
+        z = _normal32(_bits(key, flat, 0, 1)) if one_draw else _normal64(key, flat)
         mean, std = params
-        return (mean + std * z).astype(dtype)
+        if std != 1.0:
+            z *= z.dtype.type(std)
+        if mean != 0.0:
+            z += z.dtype.type(mean)
+        return z
     if kind == "integer":
         low, span = params
-        draws = _bits(key, flat, 0, 1) % np.uint64(span)
-        return (draws.astype(np.int64) + np.int64(low)).astype(dtype)
+        draws = _bits(key, flat, 0, 1)
+        draws %= np.uint64(span)
+        return draws.view(np.int64) + np.int64(low)
     raise ValueError(
         f"`kind` must be 'uniform', 'normal' or 'integer', got {kind!r}"
     )  # pragma: no cover
+
+
+def _chunk(offsets, lshape, gshape, key, kind, dtype, params):
+    """Generate one chunk (runs on the worker that will hold it).
+
+    The work goes block by block (:data:`_BLOCK` elements), so the hash's
+    temporaries stay in the CPU cache; values depend only on global indices.
+    """
+    dtype = np.dtype(dtype)
+    flat = _global_index(offsets, lshape, gshape).reshape(-1)
+    out = np.empty(lshape, dtype=dtype)
+    view = out.reshape(-1)
+    for start in range(0, flat.size, _BLOCK):
+        stop = start + _BLOCK
+        view[start:stop] = _draw(kind, key, flat[start:stop], dtype, params)
+    return out
 
 
 def _next_key() -> np.uint64:

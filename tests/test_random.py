@@ -48,15 +48,37 @@ def test_distribution_statistics(comm_of):
     u = ht.random.rand(n, split=0, comm=comm_of(4)).numpy().astype(np.float64)
     assert u.min() >= 0.0 and u.max() < 1.0
     assert abs(u.mean() - 0.5) < 0.005 and abs(u.var() - 1 / 12) < 0.002
-    z = ht.random.randn(n, dtype=ht.float64, split=0, comm=comm_of(4)).numpy()
-    assert abs(z.mean()) < 0.01 and abs(z.std() - 1.0) < 0.01
-    # tails of a normal: about 4.55 % beyond two sigma
-    assert abs((np.abs(z) > 2).mean() - 0.0455) < 0.003
+    for dtype in (ht.float64, ht.float32):  # float32 has its own one-draw Box-Muller
+        z = ht.random.randn(n, dtype=dtype, split=0, comm=comm_of(4)).numpy().astype(np.float64)
+        assert abs(z.mean()) < 0.01 and abs(z.std() - 1.0) < 0.01
+        # tails of a normal: about 4.55 % beyond two sigma, 0.27 % beyond three
+        assert abs((np.abs(z) > 2).mean() - 0.0455) < 0.003
+        assert abs((np.abs(z) > 3).mean() - 0.0027) < 0.0008
+        assert abs(np.corrcoef(z[:-1], z[1:])[0, 1]) < 0.01
+        assert abs(np.corrcoef(z[::2], z[1::2])[0, 1]) < 0.01
     k = ht.random.randint(0, 10, size=(n,), split=0, comm=comm_of(3)).numpy()
     counts = np.bincount(k, minlength=10)
     assert counts.min() > n / 10 * 0.95 and counts.max() < n / 10 * 1.05
-    # neighbouring elements are uncorrelated
-    assert abs(np.corrcoef(z[:-1], z[1:])[0, 1]) < 0.01
+
+
+def test_chunks_larger_than_one_block_match_any_layout(comm_of):
+    """Chunks are generated block by block; block edges must not show in the values."""
+    shape = (3 * (1 << 16) // 1000 + 7, 1000)  # each chunk spans several blocks, unaligned
+    for kind in ("rand", "randn"):
+        for dtype in (ht.float32, ht.float64):
+            fn = getattr(ht.random, kind)
+            ht.random.seed(21)
+            ref = fn(*shape, dtype=dtype, comm=comm_of(1)).numpy()
+            for n, split in ((3, 0), (4, 1)):
+                ht.random.seed(21)
+                got = fn(*shape, dtype=dtype, split=split, comm=comm_of(n)).numpy()
+                np.testing.assert_array_equal(got, ref)
+    ht.random.seed(22)
+    ref = ht.random.randint(-5, 7, size=shape, dtype=ht.int16, comm=comm_of(1)).numpy()
+    ht.random.seed(22)
+    got = ht.random.randint(-5, 7, size=shape, dtype=ht.int16, split=0, comm=comm_of(5)).numpy()
+    np.testing.assert_array_equal(got, ref)
+    assert got.dtype == np.int16 and got.min() == -5 and got.max() == 6
 
 
 def test_successive_calls_differ_and_state_replays(comm_of):
