@@ -9,11 +9,12 @@ The generator state is ``("splitmix64", seed, counter)``; the counter
 advances by one per call, so successive calls draw different arrays.
 Normal samples are Box-Muller per element: float64 from two 53-bit draws,
 float32 from one 64-bit draw computed in float32. A chunk is generated in
-blocks of :data:`_BLOCK` elements so the hash's temporaries stay in cache.
+boxes of at most :data:`_BLOCK` elements so the temporaries stay small.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 import secrets
 import threading
@@ -27,7 +28,7 @@ ALGORITHM = "splitmix64"
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
-_BLOCK = 1 << 16  # elements per block of a chunk
+_BLOCK = 1 << 13  # elements per box of a chunk: 64 KiB of uint64 temporaries
 _lock = threading.Lock()
 _state = {"seed": secrets.randbits(63), "counter": 0}
 
@@ -147,19 +148,47 @@ def _draw(kind: str, key: np.uint64, flat: np.ndarray, dtype: np.dtype, params) 
     )  # pragma: no cover
 
 
+def _boxes(offsets, lshape, axis: int = 0):
+    """Sub-boxes ``(offsets, lshape, local index)`` of a chunk, in C order.
+
+    Each box holds at most :data:`_BLOCK` elements: whole slabs of ``axis`` where
+    they fit, otherwise one index of ``axis`` at a time, recursing inward.
+    """
+    n = lshape[axis]
+    inner = math.prod(lshape[axis + 1 :])
+    if axis == len(lshape) - 1 or inner * n <= _BLOCK:
+        step = n if inner * n <= _BLOCK else max(1, _BLOCK // inner)
+    elif inner <= _BLOCK:
+        step = _BLOCK // inner
+    else:
+        for i in range(n):
+            sub_off = (*offsets[:axis], offsets[axis] + i, *offsets[axis + 1 :])
+            sub_shape = (*lshape[:axis], 1, *lshape[axis + 1 :])
+            for off, shape, index in _boxes(sub_off, sub_shape, axis + 1):
+                yield off, shape, (*index[:axis], slice(i, i + 1), *index[axis + 1 :])
+        return
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        off = (*offsets[:axis], offsets[axis] + start, *offsets[axis + 1 :])
+        shape = (*lshape[:axis], stop - start, *lshape[axis + 1 :])
+        index = (*(slice(None),) * axis, slice(start, stop))
+        yield off, shape, index
+
+
 def _chunk(offsets, lshape, gshape, key, kind, dtype, params):
     """Generate one chunk (runs on the worker that will hold it).
 
-    The work goes block by block (:data:`_BLOCK` elements), so the hash's
-    temporaries stay in the CPU cache; values depend only on global indices.
+    The work goes box by box of at most :data:`_BLOCK` elements, so the hash's
+    temporaries stay small (in the CPU cache, and below the allocator's mmap
+    threshold); values depend only on global indices, never on the boxes.
     """
     dtype = np.dtype(dtype)
-    flat = _global_index(offsets, lshape, gshape).reshape(-1)
     out = np.empty(lshape, dtype=dtype)
-    view = out.reshape(-1)
-    for start in range(0, flat.size, _BLOCK):
-        stop = start + _BLOCK
-        view[start:stop] = _draw(kind, key, flat[start:stop], dtype, params)
+    if out.size == 0:
+        return out
+    for off, shape, index in _boxes(tuple(offsets), tuple(lshape)):
+        flat = _global_index(off, shape, gshape).reshape(-1)
+        out[index] = _draw(kind, key, flat, dtype, params).reshape(shape)
     return out
 
 

@@ -7,6 +7,7 @@ import pytest
 from conftest import RANK_COUNTS, splits_of
 
 import dndask as ht
+from dndask import _random
 
 
 def draw(fn, shape, split, comm, **kwargs):
@@ -62,17 +63,25 @@ def test_distribution_statistics(comm_of):
 
 
 def test_chunks_larger_than_one_block_match_any_layout(comm_of):
-    """Chunks are generated block by block; block edges must not show in the values."""
-    shape = (3 * (1 << 16) // 1000 + 7, 1000)  # each chunk spans several blocks, unaligned
-    for kind in ("rand", "randn"):
-        for dtype in (ht.float32, ht.float64):
-            fn = getattr(ht.random, kind)
-            ht.random.seed(21)
-            ref = fn(*shape, dtype=dtype, comm=comm_of(1)).numpy()
-            for n, split in ((3, 0), (4, 1)):
+    """Chunks are generated box by box; box edges must not show in the values."""
+    block = _random._BLOCK
+    shapes = [
+        (3 * block // 1000 + 7, 1000),  # slabs of whole rows, the last one short
+        (3, 3, block // 2 + 11),  # rows larger than a box: one row at a time
+        (2 * block + 5,),  # one axis cut into boxes
+    ]
+    for shape in shapes:
+        for kind in ("rand", "randn"):
+            for dtype in (ht.float32, ht.float64):
+                fn = getattr(ht.random, kind)
                 ht.random.seed(21)
-                got = fn(*shape, dtype=dtype, split=split, comm=comm_of(n)).numpy()
-                np.testing.assert_array_equal(got, ref)
+                ref = fn(*shape, dtype=dtype, comm=comm_of(1)).numpy()
+                for n, split in ((3, 0), (4, len(shape) - 1)):
+                    ht.random.seed(21)
+                    got = fn(*shape, dtype=dtype, split=split, comm=comm_of(n)).numpy()
+                    np.testing.assert_array_equal(got, ref)
+        assert len(np.unique(ref)) > 0.99 * ref.size  # no box repeats another
+    shape = shapes[0]
     ht.random.seed(22)
     ref = ht.random.randint(-5, 7, size=shape, dtype=ht.int16, comm=comm_of(1)).numpy()
     ht.random.seed(22)
