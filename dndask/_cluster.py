@@ -7,6 +7,7 @@ defaults. An already-current ``distributed.Client`` is reused as is.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -246,7 +247,24 @@ def shutdown() -> None:
         elif owned and client is not None:
             client.close()
         if cluster is not None:
-            cluster.close()
+            with _quiet_nanny_shutdown():
+                cluster.close()
+
+
+@contextlib.contextmanager
+def _quiet_nanny_shutdown():
+    """Hide the nanny's "still alive after 4.0 seconds, killing" warning while we close.
+
+    On a loaded machine a worker may exit slower than the nanny's grace time; the
+    nanny then kills it, which is what closing asked for, so the warning is noise.
+    """
+    nanny_log = logging.getLogger("distributed.nanny")
+    level = nanny_log.level
+    nanny_log.setLevel(max(level, logging.ERROR))
+    try:
+        yield
+    finally:
+        nanny_log.setLevel(level)
 
 
 atexit.register(shutdown)

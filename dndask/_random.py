@@ -52,14 +52,22 @@ def _stream_key(seed: int, counter: int) -> np.uint64:
     return z[0]
 
 
-def _global_index(offsets, lshape, gshape) -> np.ndarray:
-    """C-order flat global index of every element of a chunk, as a new uint64 array."""
-    strides = [int(np.prod(gshape[a + 1 :], dtype=np.int64)) for a in range(len(gshape))]
-    flat = np.zeros(lshape, dtype=np.uint64)
-    for axis, (off, n, stride) in enumerate(zip(offsets, lshape, strides, strict=True)):
+def _strides(gshape) -> tuple[int, ...]:
+    """C-order element strides of the global shape."""
+    return tuple(math.prod(gshape[a + 1 :]) for a in range(len(gshape)))
+
+
+def _global_index(offsets, lshape, gshape, strides=None) -> np.ndarray:
+    """C-order flat global index of every element of a box, as a new uint64 array."""
+    strides = _strides(gshape) if strides is None else strides
+    base = sum(off * stride for off, stride in zip(offsets, strides, strict=True))
+    if tuple(lshape[1:]) == tuple(gshape[1:]):  # whole trailing axes: one contiguous run
+        return np.arange(base, base + math.prod(lshape), dtype=np.uint64).reshape(lshape)
+    flat = np.full(lshape, base, dtype=np.uint64)
+    for axis, (n, stride) in enumerate(zip(lshape, strides, strict=True)):
         shape = [1] * len(lshape)
         shape[axis] = n
-        flat += (np.arange(off, off + n, dtype=np.uint64) * np.uint64(stride)).reshape(shape)
+        flat += (np.arange(n, dtype=np.uint64) * np.uint64(stride)).reshape(shape)
     return flat
 
 
@@ -186,8 +194,9 @@ def _chunk(offsets, lshape, gshape, key, kind, dtype, params):
     out = np.empty(lshape, dtype=dtype)
     if out.size == 0:
         return out
+    strides = _strides(gshape)
     for off, shape, index in _boxes(tuple(offsets), tuple(lshape)):
-        flat = _global_index(off, shape, gshape).reshape(-1)
+        flat = _global_index(off, shape, gshape, strides).reshape(-1)
         out[index] = _draw(kind, key, flat, dtype, params).reshape(shape)
     return out
 
