@@ -688,3 +688,27 @@ def test_svd_bad_input(comm_of):
     with pytest.raises(ValueError, match="at least 2 dimensions"):
         ht.linalg.svd(dnd(data((4,)), None, comm))
     unchanged(a, A, 0, [[2, 3]] * 3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_local_qr_takes_any_buffer_torch_may_not(dtype):
+    """Per-rank QR goes through torch: read-only, reversed and 8-byte-aligned blocks work."""
+    A = data((9, 4), dtype)
+    raw = np.zeros(A.nbytes + 8, dtype=np.uint8)
+    shifted = raw[8 : 8 + A.nbytes].view(dtype).reshape(A.shape)  # aligned to 8 bytes only
+    shifted[...] = A
+    frozen = A.copy()
+    frozen.flags.writeable = False
+    assert shifted.ctypes.data % 16 == 8
+    tol = 1e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-10
+    for block in (shifted, frozen, A[::-1], np.asfortranarray(A)):
+        for mode in ("reduced", "r"):
+            q, r = _tsqr._lapack_qr(block, mode)
+            expected_r = np.abs(np.linalg.qr(np.array(block), mode="r"))
+            np.testing.assert_allclose(np.abs(r), expected_r, atol=tol)
+            if mode == "r":
+                assert q is None
+            else:
+                np.testing.assert_allclose(q @ r, block, atol=tol)
+    q, r = _tsqr._lapack_qr(np.zeros((0, 3), dtype), "reduced")  # numpy handles no rows
+    assert q.shape == (0, 0) and r.shape == (0, 3)
