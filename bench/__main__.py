@@ -53,7 +53,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="MiB: the first for every case, all for resplit_ 0 -> 1 (default 128,1024)",
     )
     p.add_argument("--ranks", type=int, default=4, help="workers = MPI ranks (default 4)")
-    p.add_argument("--repeats", type=int, default=None, help="timed repeats (default 5)")
+    p.add_argument("--repeats", type=int, default=None, help="timed repeats (default 7)")
     p.add_argument(
         "--systems",
         type=csv(str),
@@ -91,7 +91,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 def _fill_defaults(parser: argparse.ArgumentParser, args: argparse.Namespace):
     quick = args.quick
     args.sizes = args.sizes or list(QUICK_SIZES if quick else (128.0, 1024.0))
-    args.repeats = args.repeats or (2 if quick else 5)
+    args.repeats = args.repeats or (2 if quick else 7)
     args.scale_ranks = args.scale_ranks or list(QUICK_SCALE if quick else scaling.RANKS)
     if quick:
         args.plot_sizes = list(args.sizes)

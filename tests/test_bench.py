@@ -119,6 +119,16 @@ def test_main_table_and_ratios():
     assert "| 0.100 | — | — | — | — |" in lines[3]  # systems that did not run
 
 
+def test_dndask_over_dask_is_the_median_of_paired_repeats():
+    w = workloads.Workload.of("elementwise", 1, 4)
+    dnd = Result("dndask", w, [Sample(t, 0, 0) for t in (1.0, 2.0, 9.0)])
+    dask = Result("dask", w, [Sample(t, 0, 0) for t in (1.0, 4.0, 3.0)])
+    assert report.paired_ratio(dnd, dask) == 1.0  # pairs 1, 0.5, 3 (medians alone: 2 / 3)
+    row = report.Row.of(w, {"dndask": dnd, "dask": dask})
+    assert row.ratio("dndask", "dask") == 1.0 and row.seconds["dask"] == 3.0
+    assert math.isnan(report.paired_ratio(dnd, Result("dask", w, [Sample(0.0, 0, 0)])))
+
+
 def test_number_formats():
     assert report.fmt_seconds(1.23456) == "1.235"
     assert report.fmt_seconds(0.0012) == "1.20 ms"
