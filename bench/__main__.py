@@ -15,6 +15,7 @@ The first size is used for every case; resplit_ 0 -> 1 runs at every size
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -200,11 +201,13 @@ def merge(*parts: dict) -> dict:
 
 
 def write_outputs(rep: report.Report, out: Path) -> None:
-    """``out`` (markdown) and the plot next to it."""
+    """``out`` (markdown), the plot next to it, and every sample as JSON (``out`` + ``.json``)."""
     png = out.parent / PNG_NAME
     drawn = report.plot_resplit(rep.results, png, rep.bandwidth)
     out.write_text(report.document(rep, PNG_NAME if drawn else None))
-    log(f"wrote {out}" + (f" and {png}" if drawn else ""))
+    raw = out.with_suffix(".json")
+    raw.write_text(json.dumps(report.samples_record(rep), indent=1) + "\n")
+    log(f"wrote {out}, {raw.name}" + (f" and {png.name}" if drawn else ""))
 
 
 def main(argv=None) -> int:

@@ -371,6 +371,31 @@ class Report:
         return rows_of(self.results)
 
 
+def samples_record(report: Report) -> dict:
+    """Every repeat of every system and workload, for JSON (the tables are medians of these)."""
+    runs = []
+    for (key, mib), by_system in sorted(report.results.items()):
+        for system, res in sorted(by_system.items()):
+            runs.append(
+                {
+                    "case": key,
+                    "mib": mib,
+                    "system": system,
+                    "seconds": [s.seconds for s in res.samples],
+                    "peak_bytes": [s.peak for s in res.samples],
+                    "moved_bytes": [s.moved for s in res.samples],
+                }
+            )
+    bw = report.bandwidth
+    return {
+        "date": report.date,
+        "args": report.args,
+        "ranks": report.ranks,
+        "bandwidth": {"memcpy": bw.memcpy, "loopback": bw.loopback, "mib": bw.mib},
+        "runs": runs,
+    }
+
+
 def console(report: Report) -> str:
     """What ``python -m bench`` prints: the tables without the prose."""
     parts = [

@@ -173,6 +173,12 @@ def test_document_renders_without_heat_or_scaling(tmp_path):
         "quick smoke run" in text and "Heat** (its own venv, `bench/.heat-venv`): not run" in text
     )
     assert report.plot_resplit(rep.results, tmp_path / "p.png", rep.bandwidth)
+    record = report.samples_record(rep)
+    assert [(r["case"], r["system"]) for r in record["runs"]][:2] == [
+        ("redistribute", "dask"),
+        ("redistribute", "dndask"),
+    ]
+    assert record["runs"][0]["seconds"] == [0.2, 0.2, 0.2] and record["ranks"] == 4
     assert (tmp_path / "p.png").stat().st_size > 0
 
 
