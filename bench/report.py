@@ -11,7 +11,6 @@ import datetime
 import math
 import os
 import platform
-import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,34 +81,23 @@ class Row:
     peak: dict[str, float | None]
     moved: dict[str, float | None]
 
-    paired: dict[tuple[str, str], float] = field(default_factory=dict)
+    best: dict[str, float | None] = field(default_factory=dict)
 
     @classmethod
     def of(cls, w: workloads.Workload, by_system: Mapping[str, Result]) -> Row:
         def pick(attr):
             return {s: getattr(by_system[s], attr) if s in by_system else None for s in SYSTEMS}
 
-        paired = {}
-        if "dndask" in by_system and "dask" in by_system:
-            paired["dndask", "dask"] = paired_ratio(by_system["dndask"], by_system["dask"])
-        return cls(w, pick("seconds"), pick("peak"), pick("moved"), paired)
+        return cls(w, pick("seconds"), pick("peak"), pick("moved"), pick("best"))
 
-    def ratio(self, a: str, b: str) -> float:
-        """``a``'s time over ``b``'s: the median of paired ratios where the repeats were
-        interleaved on one cluster (dndask and dask), else the ratio of the medians."""
-        if (a, b) in self.paired and not math.isnan(self.paired[a, b]):
-            return self.paired[a, b]
-        return ratio(self.seconds[a], self.seconds[b])
+    def ratio(self, a: str, b: str, best: bool = False) -> float:
+        """``a``'s median time over ``b``'s (``best``: their fastest repeats instead)."""
+        times = self.best if best else self.seconds
+        return ratio(times.get(a), times.get(b))
 
-
-def paired_ratio(a: Result, b: Result) -> float:
-    """Median over repeats ``i`` of ``a``'s time / ``b``'s time in repeat ``i``.
-
-    The two systems' repeats alternate back to back, so each pair saw the same
-    machine state; the median of the pairs is robust to drift between repeats.
-    """
-    pairs = [x.seconds / y.seconds for x, y in zip(a.samples, b.samples, strict=False) if y.seconds]
-    return statistics.median(pairs) if pairs else math.nan
+    def ratios(self, a: str, b: str) -> str:
+        """``median ratio · best ratio``."""
+        return f"{fmt_ratio(self.ratio(a, b))} · {fmt_ratio(self.ratio(a, b, best=True))}"
 
 
 def rows_of(results: Results) -> list[Row]:
@@ -141,8 +129,8 @@ MAIN_HEADER = [
     "dndask s",
     "dask s",
     "Heat s",
-    "dndask/Heat",
-    "dndask/dask",
+    "dndask/Heat: median · best",
+    "dndask/dask: median · best",
     "peak MiB per worker: dndask · dask · Heat",
     "MiB moved: dndask · dask · Heat†",
     "must move MiB",
@@ -155,8 +143,8 @@ def main_row(row: Row) -> list[str]:
         w.case.label,
         fmt_size(w.mib),
         *(fmt_seconds(row.seconds[s]) for s in SYSTEMS),
-        fmt_ratio(row.ratio("dndask", "heat")),
-        fmt_ratio(row.ratio("dndask", "dask")),
+        row.ratios("dndask", "heat"),
+        row.ratios("dndask", "dask"),
         joined(fmt_mib(row.peak[s]) for s in SYSTEMS),
         joined(fmt_mib(row.moved[s]) for s in SYSTEMS),
         fmt_mib(w.minimum_bytes()),
@@ -260,20 +248,26 @@ def targets(rows: list[Row], bw: floor.Bandwidth, base_mib: float) -> list[Targe
     for key in ("resplit01", "redistribute"):
         row = _row(rows, key, base_mib)
         value = row.ratio("dndask", "heat") if row else math.nan
+        best = row.ratio("dndask", "heat", best=True) if row else math.nan
         label = workloads.CASES[key].label
         out.append(
             Target(
-                f"dndask/Heat ≤ 1.0, {label}, {fmt_size(base_mib)} MiB",
-                fmt_ratio(value),
+                f"dndask/Heat ≤ 1.0, {label}, {fmt_size(base_mib)} MiB (median · best)",
+                f"{fmt_ratio(value)} · {fmt_ratio(best)}",
                 _check(value, 1.0),
             )
         )
-    dask_ratios = [r.ratio("dndask", "dask") for r in rows]
-    dask_ratios = [x for x in dask_ratios if not math.isnan(x)]
-    worst = max(dask_ratios) if dask_ratios else math.nan
+    medians = [r.ratio("dndask", "dask") for r in rows]
+    medians = [x for x in medians if not math.isnan(x)]
+    bests = [r.ratio("dndask", "dask", best=True) for r in rows]
+    bests = [x for x in bests if not math.isnan(x)]
+    worst = max(medians) if medians else math.nan
+    worst_best = max(bests) if bests else math.nan
     out.append(
         Target(
-            "dndask/dask ≤ 1.05 in every case (worst shown)", fmt_ratio(worst), _check(worst, 1.05)
+            "dndask/dask ≤ 1.05 in every case (worst median · worst best-of-N)",
+            f"{fmt_ratio(worst)} · {fmt_ratio(worst_best)}",
+            _check(worst, 1.05),
         )
     )
     row = _row(rows, "redistribute", base_mib)
@@ -539,8 +533,8 @@ def document(report: Report, png: str | None) -> str:
         "\n".join(_environment_lines(report)),
         "## dndask, Dask and Heat side by side",
         main_table(rows),
-        "Below 1, dndask is faster. dndask/Heat is the ratio of median times; dndask/dask is the "
-        "median of the per-repeat ratios (the two run back to back, alternating, on one cluster). "
+        "Ratios below 1: dndask is faster. Each ratio is given for the median times and for the "
+        "fastest repeats (best of N, the repeat least disturbed by the rest of the machine). "
         + HEAT_NOTE,
         "## Distance from the physical floor",
         floor_table(rows, report.bandwidth),
@@ -570,11 +564,13 @@ def reading(report: Report) -> str:
     tcp, copy = bw.loopback / (1 << 30), bw.memcpy / (1 << 30)
     return f"""\
 - **Against Dask the graphs are the same kind of object on the same chunks**, so ratios near 1
-  are the expectation, and single runs on a shared two-core machine vary by 10-30 % per case
-  (hence the paired ratios). dndask is clearly faster where it builds a different graph:
-  `resplit_` (one slice task per pair of ranks, each chunk concatenated where it will live,
-  against Dask's rechunk, which moves several times the bytes that must move) and TSQR (the
-  per-rank QR runs through torch's LAPACK, several times faster than numpy's).
+  are the expectation. On a two-core machine that runs four single-threaded workers, the
+  scheduler and the driver, single repeats of one case vary by up to 2x, so a ratio between
+  0.8 and 1.25 in one run is within the noise; the best-of-N ratio is the steadier of the two.
+  dndask is clearly faster where it builds a different graph: `resplit_` (one slice task per
+  pair of ranks, each chunk concatenated where it will live, against Dask's rechunk, which
+  moves several times the bytes that must move) and TSQR (the per-rank QR runs through
+  torch's LAPACK, several times faster than numpy's).
 - **`redistribute_` against Dask**: Dask may put every output chunk wherever it likes, so it
   moves less than the minimum for dndask's contract that chunk `r` lives on rank `r`
   (MiB moved above). dndask moves exactly that minimum, so the two are close in time.

@@ -110,6 +110,11 @@ class Result:
         return statistics.median(s.peak for s in self.samples)
 
     @property
+    def best(self) -> float:
+        """Fastest repeat: the one least disturbed by the rest of the machine."""
+        return min(s.seconds for s in self.samples)
+
+    @property
     def moved(self) -> float:
         """Median bytes moved between workers."""
         return statistics.median(s.moved for s in self.samples)

@@ -114,19 +114,20 @@ def test_main_table_and_ratios():
     lines = table.splitlines()
     assert lines[0].startswith("| case | MiB | dndask s | dask s | Heat s | dndask/Heat")
     assert len(lines) == 4
-    assert "| 0.100 | 0.200 | 0.050 | 2.00 | 0.50 |" in lines[2]
+    assert "| 0.100 | 0.200 | 0.050 | 2.00 · 2.00 | 0.50 · 0.50 |" in lines[2]
     assert "10.0 · 10.0 · 10.0" in lines[2]
-    assert "| 0.100 | — | — | — | — |" in lines[3]  # systems that did not run
+    assert "| 0.100 | — | — | — · — | — · — |" in lines[3]  # systems that did not run
 
 
-def test_dndask_over_dask_is_the_median_of_paired_repeats():
+def test_ratios_of_medians_and_of_best_repeats():
     w = workloads.Workload.of("elementwise", 1, 4)
     dnd = Result("dndask", w, [Sample(t, 0, 0) for t in (1.0, 2.0, 9.0)])
-    dask = Result("dask", w, [Sample(t, 0, 0) for t in (1.0, 4.0, 3.0)])
-    assert report.paired_ratio(dnd, dask) == 1.0  # pairs 1, 0.5, 3 (medians alone: 2 / 3)
+    dask = Result("dask", w, [Sample(t, 0, 0) for t in (4.0, 0.5, 3.0)])
     row = report.Row.of(w, {"dndask": dnd, "dask": dask})
-    assert row.ratio("dndask", "dask") == 1.0 and row.seconds["dask"] == 3.0
-    assert math.isnan(report.paired_ratio(dnd, Result("dask", w, [Sample(0.0, 0, 0)])))
+    assert row.ratio("dndask", "dask") == 2.0 / 3.0
+    assert row.ratio("dndask", "dask", best=True) == 2.0
+    assert row.ratios("dndask", "dask") == "0.67 · 2.00"
+    assert row.ratios("dndask", "heat") == "— · —"
 
 
 def test_number_formats():
@@ -144,7 +145,7 @@ def test_targets_and_floor_table():
     bw = floor.Bandwidth(memcpy=1 << 30, loopback=1 << 28)
     goals = {t.goal: t for t in report.targets(rows, bw, 128)}
     redistribute = next(t for g, t in goals.items() if g.startswith("dndask/Heat") and "redis" in g)
-    assert (redistribute.value, redistribute.met) == ("2.00", False)
+    assert (redistribute.value, redistribute.met) == ("2.00 · 2.00", False)
     resplit = next(t for g, t in goals.items() if g.startswith("dndask/Heat") and "resplit" in g)
     assert resplit.met is None  # Heat did not run
     assert goals["redistribute_ moves the theoretical minimum"].met is True
