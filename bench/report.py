@@ -473,7 +473,7 @@ def plot_resplit(results: Results, path: Path, bw: floor.Bandwidth) -> bool:
 
 def _environment_lines(report: Report) -> list[str]:
     m, v, h, bw = machine(), versions(), report.heat_versions, report.bandwidth
-    heat = ", ".join(f"{k} {x}" for k, x in h.items()) if h else "not run"
+    heat = ", ".join(f"{k} {' '.join(str(x).split())}" for k, x in h.items()) if h else "not run"
     return [
         f"- **Machine**: {m['cores']} cores ({m['cpu']}), {m['ram']} RAM; copy bandwidth "
         f"{bw.memcpy / (1 << 30):.2f} GiB/s (`np.copyto`, {bw.mib} MiB), loopback TCP "
@@ -579,9 +579,10 @@ def reading(report: Report) -> str:
   ({tcp:.2f} GiB/s here, against {copy:.2f} GiB/s for a memory copy), and every Dask operation
   pays a scheduler round trip of tens of milliseconds. That is why the copy-floor target
   (3x) is out of reach for any Dask-based transport on this machine (the TCP floor column
-  shows how close dndask gets to what sockets allow), why `resplit_` trails Heat by up to 2x
-  at large sizes, and why `is_split`, which only exchanges shapes, costs milliseconds in
-  Heat and tens of milliseconds in dndask.
+  shows how close dndask gets to what sockets allow), why `resplit_` trails Heat most at
+  small sizes (at 32 MiB the fixed round trip is most of the time) and by less at 128 MiB
+  and above, where its best repeats match Heat's, and why `is_split`, which only exchanges
+  shapes, costs milliseconds in Heat and tens of milliseconds in dndask.
 - **Where Heat does something else**: Heat's default `randn` draws each rank's chunk with
   `torch.randn`, so its values depend on the number of ranks; dndask's counter-based
   generator gives the same array for any layout and pays for it in hashing. Heat's
