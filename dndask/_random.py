@@ -162,6 +162,9 @@ def _boxes(offsets, lshape, axis: int = 0):
     Each box holds at most :data:`_BLOCK` elements: whole slabs of ``axis`` where
     they fit, otherwise one index of ``axis`` at a time, recursing inward.
     """
+    if not lshape:  # a 0-d chunk is one box
+        yield offsets, lshape, ()
+        return
     n = lshape[axis]
     inner = math.prod(lshape[axis + 1 :])
     if axis == len(lshape) - 1 or inner * n <= _BLOCK:

@@ -109,6 +109,9 @@ def test_random_defaults():
     ht.random.seed(1)
     assert ht.random.randn(3).dtype == ht.float32
     assert ht.random.random((2,)).dtype == ht.float64
+    zero_d = ht.random.random()  # shape (): one element
+    assert zero_d.shape == () and 0.0 <= float(zero_d) < 1.0
+    assert ht.random.normal(3.0, 0.0).numpy() == 3.0
     assert ht.random.rand(2, 3).shape == (2, 3)
     assert ht.random.rand((2, 3)).shape == (2, 3)
     assert ht.random.randint(5, size=4).numpy().max() < 5
