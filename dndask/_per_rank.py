@@ -78,10 +78,19 @@ def _raise_errors(futures: Sequence[distributed.Future], what: str) -> None:
             raise _rank_error(future.exception(), rank, what)
 
 
-def _submit_each(comm: _comm.Comm, fn: Callable, inputs: Sequence, prefix: str, what: str, *extra):
+def _submit_each(
+    comm: _comm.Comm,
+    fn: Callable,
+    inputs: Sequence,
+    prefix: str,
+    what: str,
+    *extra,
+    wait: bool = True,
+):
     """Run ``fn(inputs[r], r, *extra)`` on rank ``r``'s worker for each input; wait; re-raise.
 
     The tasks are pinned to their worker, so results stay where they are made.
+    With ``wait=False`` the futures come back at once (the caller waits).
     """
     client = comm.client
     token = uuid.uuid4().hex[:12]
@@ -98,7 +107,8 @@ def _submit_each(comm: _comm.Comm, fn: Callable, inputs: Sequence, prefix: str, 
         )
         for rank, item in enumerate(inputs)
     ]
-    _raise_errors(futures, what)
+    if wait:
+        _raise_errors(futures, what)
     return futures
 
 
@@ -176,8 +186,13 @@ def _check_pieces(metas, axis, name: str) -> tuple[tuple[int, ...], np.dtype, in
 
 def join(futures: Sequence[distributed.Future], axis, comm: _comm.Comm, name: str):
     """Join per-rank results (any array-likes, converted on their workers) along ``axis``."""
-    chunks = _submit_each(comm, _to_chunk, futures, "as-chunk", f"`{name}`")
-    metas = comm.client.gather(_submit_each(comm, _describe, chunks, "describe", f"`{name}`"))
+    # both stages go out at once: one round trip to the workers, not two
+    chunks = _submit_each(comm, _to_chunk, futures, "as-chunk", f"`{name}`", wait=False)
+    described = _submit_each(comm, _describe, chunks, "describe", f"`{name}`", wait=False)
+    _compute.wait(described)
+    _raise_errors(chunks, f"`{name}`")  # a conversion error names the piece's own failure
+    _raise_errors(described, f"`{name}`")
+    metas = comm.client.gather(described)
     shape, dtype, axis = _check_pieces(metas, axis, name)
     if axis is None:
         chunks, metas = chunks[:1], metas[:1]
