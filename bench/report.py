@@ -565,8 +565,11 @@ def reading(report: Report) -> str:
     return f"""\
 - **Against Dask the graphs are the same kind of object on the same chunks**, so ratios near 1
   are the expectation. On a two-core machine that runs four single-threaded workers, the
-  scheduler and the driver, single repeats of one case vary by up to 2x, so a ratio between
-  0.8 and 1.25 in one run is within the noise; the best-of-N ratio is the steadier of the two.
+  scheduler and the driver, single repeats of one case vary a lot: repeats that move data
+  are bimodal for *both* Dask-based systems (some take about 0.4 s longer, a stall in the
+  socket transfers that Dask's own rechunk shows as often as dndask), so a median ratio
+  between 0.8 and 1.25, and even one far outside it for a data-moving case, can be noise;
+  the best-of-N ratio is the steadier of the two, and `performance.json` has every repeat.
   dndask is clearly faster where it builds a different graph: `resplit_` (one slice task per
   pair of ranks, each chunk concatenated where it will live, against Dask's rechunk, which
   moves several times the bytes that must move) and TSQR (the per-rank QR runs through
@@ -581,8 +584,9 @@ def reading(report: Report) -> str:
   (3x) is out of reach for any Dask-based transport on this machine (the TCP floor column
   shows how close dndask gets to what sockets allow), why `resplit_` trails Heat most at
   small sizes (at 32 MiB the fixed round trip is most of the time) and by less at 128 MiB
-  and above, where its best repeats match Heat's, and why `is_split`, which only exchanges
-  shapes, costs milliseconds in Heat and tens of milliseconds in dndask.
+  and above, where its best repeats come within about 10 % of Heat's or beat them, and why
+  `is_split`, which only exchanges shapes, costs milliseconds in Heat and tens of
+  milliseconds in dndask.
 - **Where Heat does something else**: Heat's default `randn` draws each rank's chunk with
   `torch.randn`, so its values depend on the number of ranks; dndask's counter-based
   generator gives the same array for any layout and pays for it in hashing. Heat's
