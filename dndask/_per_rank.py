@@ -189,7 +189,6 @@ def join(futures: Sequence[distributed.Future], axis, comm: _comm.Comm, name: st
     # both stages go out at once: one round trip to the workers, not two
     chunks = _submit_each(comm, _to_chunk, futures, "as-chunk", f"`{name}`", wait=False)
     described = _submit_each(comm, _describe, chunks, "describe", f"`{name}`", wait=False)
-    _compute.wait(described)
     _raise_errors(chunks, f"`{name}`")  # a conversion error names the piece's own failure
     _raise_errors(described, f"`{name}`")
     metas = comm.client.gather(described)

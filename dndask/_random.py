@@ -57,9 +57,11 @@ def _strides(gshape) -> tuple[int, ...]:
     return tuple(math.prod(gshape[a + 1 :]) for a in range(len(gshape)))
 
 
-def _global_index(offsets, lshape, gshape, strides=None) -> np.ndarray:
-    """C-order flat global index of every element of a box, as a new uint64 array."""
-    strides = _strides(gshape) if strides is None else strides
+def _global_index(offsets, lshape, gshape, strides) -> np.ndarray:
+    """C-order flat global index of every element of a box, as a new uint64 array.
+
+    ``strides`` are :func:`_strides` of ``gshape``, computed once per chunk.
+    """
     base = sum(off * stride for off, stride in zip(offsets, strides, strict=True))
     if tuple(lshape[1:]) == tuple(gshape[1:]):  # whole trailing axes: one contiguous run
         return np.arange(base, base + math.prod(lshape), dtype=np.uint64).reshape(lshape)
