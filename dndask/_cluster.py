@@ -15,6 +15,7 @@ import sys
 import threading
 
 import distributed
+from distributed.deploy.cluster import Cluster
 
 from . import _launch, _recovery
 
@@ -152,6 +153,27 @@ def init(
         return client
 
 
+class LoopbackCluster(distributed.LocalCluster):
+    """``LocalCluster`` whose nannies are never closed while they restart a worker.
+
+    When a worker is removed, ``SpecCluster`` arms a timer
+    (``distributed.deploy.lost-worker-timeout``, 15 s) that closes the
+    worker's nanny unless a worker of the same name is back by then. A timer
+    armed by an earlier death of that name can fire while the nanny restarts
+    the worker after a later death, or just after the replacement registered
+    but before the cluster heard of it; the nanny is then closed and its rank
+    has no worker for good. This cluster's nannies run in the driver's
+    process and restart their own worker, so nothing needs the hard close;
+    how long a rank waits for its replacement is dndask's own
+    ``$DNDASK_LOST_WORKER_TIMEOUT``.
+    """
+
+    def _update_worker_status(self, op, msg):
+        if op == "remove":  # the bookkeeping only, without SpecCluster's close timer
+            return Cluster._update_worker_status(self, op, msg)
+        return super()._update_worker_status(op, msg)
+
+
 def _start_local(n_workers, gpu: bool, tls: bool, cluster_kwargs: dict):
     """The embedded loopback cluster (``gpu`` was refused earlier)."""
     options = {
@@ -167,7 +189,7 @@ def _start_local(n_workers, gpu: bool, tls: bool, cluster_kwargs: dict):
     options.update(cluster_kwargs)
     _refuse_in_spawned_child()
     try:
-        cluster = distributed.LocalCluster(**options)
+        cluster = LoopbackCluster(**options)
     except RuntimeError as exc:
         raise RuntimeError(
             f"the embedded cluster failed to start ({exc}). If this runs from a script, "

@@ -33,6 +33,16 @@ def acting_as(rank: int) -> Iterator[None]:
         _rank.reset(token)
 
 
+def live_workers(client: distributed.Client) -> dict[str, dict]:
+    """Address -> information of every worker ``client``'s scheduler knows now.
+
+    One fresh query. ``client.scheduler_info()`` is not used: it returns a
+    cache that the client's periodic refresh (which asks for no workers) can
+    overwrite between the query and the read, so it sometimes lists none.
+    """
+    return client.sync(client.scheduler.identity, n_workers=-1)["workers"]
+
+
 def _worker_order(info: dict) -> list[str]:
     """Worker addresses ordered by worker name (by the number a name ends with)."""
     return sorted(info, key=lambda address: _launch.worker_order_key(
@@ -76,7 +86,7 @@ class Comm:
     @classmethod
     def from_client(cls, client: distributed.Client) -> Comm:
         """All workers of ``client``'s cluster, ordered by worker name."""
-        info = client.scheduler_info(n_workers=-1)["workers"]
+        info = live_workers(client)
         if not info:
             raise ValueError("the cluster has no workers")
         return cls(_worker_order(info), client)

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from . import (
+    _comm,
     _compute,
     _distribution,
     _elementwise,
@@ -401,7 +402,7 @@ class DNDarray:
             raise ValueError(f"`replicate` must be at least 1, got {replicate}")
         client = self._comm.client
         if replicate > 1:
-            n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
+            n_workers = len(_comm.live_workers(client))
             if replicate > n_workers:
                 raise ValueError(
                     f"`replicate` must be at most the number of workers, {n_workers}, "

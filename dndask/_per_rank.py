@@ -18,6 +18,10 @@ from . import _comm, _compute, _distribution, _dndarray, _layout, _recovery
 from ._graph import block_index, meta_of
 from ._torch import as_numpy_chunk, to_torch
 
+# scatters to a rank whose worker left the scheduler between the lookup of its
+# address and the scatter (each try looks the address up again)
+_SCATTER_TRIES = 3
+
 
 class PerRank:
     """One result per rank, each held by its rank's worker (from :func:`per_rank`).
@@ -216,14 +220,29 @@ def _scatter_to_ranks(pieces: Sequence[np.ndarray], comm: _comm.Comm) -> list:
     """Send piece ``r`` from the driver straight to rank ``r``'s worker.
 
     A worker its nanny restarted has a new address; the scheduler says which
-    (one query per call), since a scatter names its workers directly.
+    (one query per call, waiting for a replacement that is on its way), since
+    a scatter names its workers directly. A worker that leaves between that
+    answer and the scatter is looked up again; a rank nobody serves any more
+    is a ``RuntimeError`` naming it.
     """
     client = comm.client
-    workers = _recovery.serving(client, comm.workers)
-    return [
-        client.scatter(piece, workers=[workers[rank]], hash=False)
-        for rank, piece in enumerate(pieces)
-    ]
+    workers = _recovery.serving_live(client, comm.workers)
+    futures = []
+    for rank, piece in enumerate(pieces):
+        for _ in range(_SCATTER_TRIES):
+            address, live = workers[rank]
+            if not live:
+                raise _recovery.lost_rank_error(rank, address)
+            try:
+                futures.append(client.scatter(piece, workers=[address], hash=False))
+                break
+            except KeyError as exc:  # the worker left after the lookup
+                if exc.args != (address,):
+                    raise
+                workers = _recovery.serving_live(client, comm.workers)
+        else:
+            raise _recovery.lost_rank_error(rank, workers[rank][0])
+    return futures
 
 
 def scatter(values: np.ndarray, split: int | None, comm: _comm.Comm) -> _dndarray.DNDarray:

@@ -13,9 +13,11 @@ rewrites Dask's errors about lost data so that they name the lost ranks
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import threading
+import time
 import uuid
 import warnings
 from collections import Counter
@@ -31,8 +33,10 @@ __all__ = [
     "ensure_keeper",
     "keep_replicas",
     "lost_data_explained",
+    "lost_rank_error",
     "lost_worker_timeout",
     "serving",
+    "serving_live",
 ]
 
 _KEEPER = "dndask-rank-keeper"
@@ -154,6 +158,15 @@ class RankKeeper(SchedulerPlugin):
             seen.add(address)
         return address
 
+    def _awaited(self, address: str) -> bool:
+        """Whether ``address`` died and a replacement may still take its rank over."""
+        return (
+            address in self.dead
+            and address not in self.replaced
+            and address not in self.expired
+            and self.waited.get(address, 0.0) > 0
+        )
+
     def _rewrite(self, states) -> None:
         replaced = self.replaced
         if not replaced:
@@ -272,22 +285,59 @@ def keep_replicas(client: distributed.Client, keys: Sequence, n: int) -> None:
     client.run_on_scheduler(_keep_replicas, keys=list(keys), n=n)
 
 
-def _serving_now(dask_scheduler, addresses) -> list[str]:
+async def _serving_now(dask_scheduler, addresses) -> list[tuple[str, bool]]:
     keeper = dask_scheduler.plugins.get(_KEEPER)
     if keeper is None:
-        return list(addresses)
-    return [keeper._serving(a) for a in addresses]
+        return [(a, a in dask_scheduler.workers) for a in addresses]
+    # a rank whose worker died is served again once its nanny's new worker
+    # registers: wait for that (the keeper gives up on it after its grace)
+    deadline = time.monotonic() + keeper.grace + 5.0
+    while True:
+        now = [keeper._serving(a) for a in addresses]
+        if not any(keeper._awaited(a) for a in now) or time.monotonic() > deadline:
+            return [(a, a in dask_scheduler.workers) for a in now]
+        await asyncio.sleep(0.05)
 
 
-def serving(client: distributed.Client, addresses: Sequence[str]) -> list[str]:
-    """The address of the worker that serves each of ``addresses``' ranks now.
+def serving_live(client: distributed.Client, addresses: Sequence[str]) -> list[tuple[str, bool]]:
+    """The address that serves each of ``addresses``' ranks now, and whether it is live.
 
     A worker its nanny restarted keeps its name but gets a new address; the
     scheduler's :class:`RankKeeper` records which address took a rank over.
     Task restrictions are rewritten on the scheduler, but calls that name
     workers directly (``client.scatter(..., workers=...)``) must ask first.
+    Where a rank's worker died and its replacement has not registered yet,
+    the answer waits for it, at most ``$DNDASK_LOST_WORKER_TIMEOUT`` seconds.
     One round trip to the scheduler, however many addresses; none where the
-    plugin could not be installed (the addresses are returned as they are).
+    plugin could not be installed (the addresses are returned as they are,
+    taken to be live).
+
+    Parameters
+    ----------
+    client : distributed.Client
+        The client to ask through.
+    addresses : sequence of str
+        Worker addresses, e.g. ``comm.workers``.
+
+    Returns
+    -------
+    list of (str, bool)
+        One pair per input: the replacement's address where the worker was
+        replaced, the input itself otherwise (also where the worker died and
+        nobody replaced it in time); and whether the scheduler knows that
+        address now.
+    """
+    addresses = list(addresses)
+    ensure_keeper(client)
+    if client.id not in _installed:
+        return [(a, True) for a in addresses]
+    return [tuple(p) for p in client.run_on_scheduler(_serving_now, addresses=addresses)]
+
+
+def serving(client: distributed.Client, addresses: Sequence[str]) -> list[str]:
+    """The address of the worker that serves each of ``addresses``' ranks now.
+
+    :func:`serving_live` without the liveness.
 
     Parameters
     ----------
@@ -299,14 +349,30 @@ def serving(client: distributed.Client, addresses: Sequence[str]) -> list[str]:
     Returns
     -------
     list of str
-        One address per input: the replacement's where the worker was
-        replaced, the input itself otherwise.
     """
-    addresses = list(addresses)
-    ensure_keeper(client)
-    if client.id not in _installed:
-        return addresses
-    return client.run_on_scheduler(_serving_now, addresses=addresses)
+    return [a for a, _ in serving_live(client, addresses)]
+
+
+def lost_rank_error(rank: int, address: str) -> RuntimeError:
+    """The error for driver data bound for ``rank`` whose worker ``address`` is gone.
+
+    Parameters
+    ----------
+    rank : int
+        The rank the data was for.
+    address : str
+        The address that last served the rank.
+
+    Returns
+    -------
+    RuntimeError
+    """
+    return RuntimeError(
+        f"rank {rank} (worker {address}){_LOST}the scheduler no longer knows that worker, "
+        f"and no worker of its name took its place (a nanny's restart is awaited for "
+        f"${_GRACE_ENV} s). Build a comm over the live workers (ht.Comm.from_client(client)) "
+        "and create the array again"
+    )
 
 
 def _lost_scattered(dask_scheduler, keys) -> dict:

@@ -13,20 +13,21 @@ import distributed
 import pytest
 
 import dndask as ht
+from dndask import _comm
 
 
 def test_embedded_cluster_listens_on_loopback_only(client):
     scheduler = urlparse(client.scheduler.address)
     assert scheduler.hostname == "127.0.0.1"
-    for address in client.scheduler_info(n_workers=-1)["workers"]:
+    for address in _comm.live_workers(client):
         assert urlparse(address).hostname == "127.0.0.1"
     assert urlparse(client.dashboard_link).hostname == "127.0.0.1"
-    info = client.scheduler_info(n_workers=-1)["workers"]
+    info = _comm.live_workers(client)
     assert all(w["nthreads"] == 1 for w in info.values())
 
 
 def test_comm_orders_workers_by_name(client, comm):
-    info = client.scheduler_info(n_workers=-1)["workers"]
+    info = _comm.live_workers(client)
     names = [info[w]["name"] for w in comm.workers]
     assert names == sorted(names) and comm.size == len(info)
     assert ht.get_comm() is comm

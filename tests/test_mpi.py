@@ -107,10 +107,11 @@ def test_scheduler_file_mode(tmp_path):
 if __name__ == "__main__":
     import numpy as np
     import dndask as ht
+    from dndask import _comm
     client = ht.init(scheduler_file={str(scheduler_file)!r})
     client.wait_for_workers(3)
     comm = ht.get_comm()
-    info = client.scheduler_info(n_workers=-1)["workers"]
+    info = _comm.live_workers(client)
     print([info[w]["name"] for w in comm.workers])
     a = ht.arange(10, split=0).resplit(None)
     assert (a.numpy() == np.arange(10)).all()

@@ -28,7 +28,7 @@ import torch
 from conftest import assert_layout
 
 import dndask as ht
-from dndask import _dndarray
+from dndask import _cluster, _comm, _dndarray
 
 N_SPARE = 3  # workers of the dedicated cluster
 RESTART_TIMEOUT = 90.0  # seconds a nanny may take to bring a killed worker back
@@ -37,7 +37,7 @@ RESTART_TIMEOUT = 90.0  # seconds a nanny may take to bring a killed worker back
 # ------------------------------------------------------------------ helpers
 def worker_names(client: distributed.Client) -> dict[str, object]:
     """Address -> name of every worker the scheduler knows now."""
-    info = client.scheduler_info(n_workers=-1)["workers"]
+    info = _comm.live_workers(client)
     return {address: w["name"] for address, w in info.items()}
 
 
@@ -93,13 +93,13 @@ def spare(client):
     """
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DNDASK_LOST_WORKER_TIMEOUT", str(RESTART_TIMEOUT))
-        cluster = distributed.LocalCluster(
+        cluster = _cluster.LoopbackCluster(  # what ht.init starts (see its docstring)
             n_workers=N_SPARE,
             threads_per_worker=1,
             host="127.0.0.1",
             dashboard_address=None,
             processes=True,
-            silence_logs=logging.CRITICAL,
+            silence_logs=logging.WARNING,  # shown by pytest only when a test fails
         )
         own = distributed.Client(cluster, set_as_default=False)
         s = Spare(cluster, own)
@@ -495,16 +495,72 @@ def test_driver_data_sent_with_an_old_comm_reaches_the_replacement(lost):
     np.testing.assert_array_equal((a + b).sum(axis=1).numpy(), 2 * g.sum(axis=1))
 
 
+@pytest.mark.timeout(240)
+def test_a_rank_whose_worker_dies_twice_keeps_its_nanny(lost):
+    """A close timer left from the first death must not close the nanny during the second.
+
+    With ``distributed.LocalCluster`` the timer armed at the first removal
+    fires while the nanny restarts the worker after the second one, and rank
+    1 stays without a worker.
+    """
+    comm = lost.comm()
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "2s"}):
+        first = comm.workers[1]
+        lost.kill(first)
+        lost.healed(first)
+        second = lost.serving(comm)[1]
+        lost.kill(second)  # its restart overlaps the first death's timer
+        lost.healed(second)
+        time.sleep(3)  # past both timers
+    assert len(worker_names(lost.client)) == N_SPARE
+    assert ht.per_rank(lambda rank: rank, comm=ht.Comm.from_client(lost.client)).gather() == [
+        0,
+        1,
+        2,
+    ]
+
+
+@pytest.mark.timeout(240)
+def test_driver_data_sent_while_the_replacement_starts_waits_for_it(lost):
+    """The rank's worker is gone and its replacement not yet there: the scatter waits."""
+    comm = lost.comm()
+    victim = comm.workers[2]
+    lost.kill(victim)
+    wait_until(lambda: victim not in worker_names(lost.client), 30, "the loss to be noticed")
+    g = np.arange(5 * 2, dtype=np.int32).reshape(5, 2)
+    a = ht.array(g, split=0, comm=comm)  # returns once rank 2 is served again
+    graph = a.to_dask().__dask_graph__()
+    sent = [graph[k] for k in a._chunk_keys()]
+    holders = lost.client.who_has(sent)
+    serving = lost.serving(comm)
+    assert serving[2] != victim
+    assert [tuple(holders[f.key]) for f in sent] == [(w,) for w in serving]
+    assert_layout(a, g, 0, comm)
+    lost.healed(victim)
+
+
+def test_driver_data_for_a_rank_nobody_serves_is_a_clear_error(client, comm):
+    """An address the scheduler never knew (or forgot for good) is named, not a KeyError."""
+    gone = "tcp://127.0.0.1:1"
+    stale = ht.Comm([comm.workers[0], gone], client)
+    message = r"rank 1 \(worker tcp://127\.0\.0\.1:1\) is lost: the scheduler no longer knows"
+    with pytest.raises(RuntimeError, match=message):
+        ht.array(np.arange(4.0), split=0, comm=stale)
+    with pytest.raises(RuntimeError, match=message):
+        ht.array([np.zeros(2), np.ones(2)], is_split=0, comm=stale)
+
+
 WORKER_LOST_BEFORE_THE_FIRST_COMPUTE = """
 import os, signal, time
 import distributed
 import dndask as ht
+from dndask import _comm
 
 def kill_and_wait(client, victim):
     os.kill(client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
     deadline = time.monotonic() + 90
     while True:
-        workers = client.scheduler_info(n_workers=-1)["workers"]
+        workers = _comm.live_workers(client)
         if victim not in workers and len(workers) == 2:
             return
         assert time.monotonic() < deadline, "no replacement for " + victim
@@ -604,6 +660,9 @@ def test_a_worker_without_nanny_lost_for_good_is_a_clear_error(lost):
             a.numpy()
         with pytest.raises(RuntimeError, match=message):
             b.numpy()
+        wait_until(lambda: lone not in worker_names(lost.client), 30, "the loss to be noticed")
+        with pytest.raises(RuntimeError, match=r"rank 1 \(worker .*\) is lost: the scheduler"):
+            ht.array(np.arange(4), split=0, comm=comm)  # driver data for the lost rank
         # the live ranks still work
         live = ht.Comm.from_client(lost.client)
         np.testing.assert_array_equal(ht.arange(10, split=0, comm=live).numpy(), np.arange(10))

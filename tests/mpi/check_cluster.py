@@ -7,12 +7,13 @@ import numpy as np
 from distributed.comm import connect
 
 import dndask as ht
+from dndask import _comm
 
 if __name__ == "__main__":
     tls = "--tls" in sys.argv
     client = ht.init(tls=tls)  # mpirun is detected; this line returns on MPI rank 1 only
     comm = ht.get_comm()
-    info = client.scheduler_info(n_workers=-1)["workers"]
+    info = _comm.live_workers(client)
     names = [info[w]["name"] for w in comm.workers]
     print("worker names by rank:", names)
     assert names == list(range(2, 2 + comm.size)), names
