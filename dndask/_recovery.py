@@ -6,7 +6,7 @@ the dead address could never run again and every compute would wait forever. The
 scheduler plugin :class:`RankKeeper` turns that into recovery where the data can be
 recomputed, and into a clear error where it cannot; it also keeps the copies that
 ``persist(replicate=k)`` makes. The driver side installs the plugin
-(:func:`ensure_keeper`), asks it where a rank is served now (:func:`serving`) and
+(:func:`ensure_keeper`), asks it where a rank is served now (:func:`serving_live`) and
 rewrites Dask's errors about lost data so that they name the lost ranks
 (:func:`lost_data_explained`).
 """
@@ -35,7 +35,6 @@ __all__ = [
     "lost_data_explained",
     "lost_rank_error",
     "lost_worker_timeout",
-    "serving",
     "serving_live",
 ]
 
@@ -332,25 +331,6 @@ def serving_live(client: distributed.Client, addresses: Sequence[str]) -> list[t
     if client.id not in _installed:
         return [(a, True) for a in addresses]
     return [tuple(p) for p in client.run_on_scheduler(_serving_now, addresses=addresses)]
-
-
-def serving(client: distributed.Client, addresses: Sequence[str]) -> list[str]:
-    """The address of the worker that serves each of ``addresses``' ranks now.
-
-    :func:`serving_live` without the liveness.
-
-    Parameters
-    ----------
-    client : distributed.Client
-        The client to ask through.
-    addresses : sequence of str
-        Worker addresses, e.g. ``comm.workers``.
-
-    Returns
-    -------
-    list of str
-    """
-    return [a for a, _ in serving_live(client, addresses)]
 
 
 def lost_rank_error(rank: int, address: str) -> RuntimeError:

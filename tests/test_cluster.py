@@ -169,7 +169,7 @@ def test_init_against_a_scheduler_without_dndask_warns_and_goes_on(tmp_path):
                 warnings.simplefilter("always")
                 client = ht.init(scheduler_file={str(scheduler_file)!r})
                 _recovery.ensure_keeper(client)  # not asked again
-                print(client.status, _recovery.serving(client, ["tcp://127.0.0.1:1"]))
+                print(client.status, _recovery.serving_live(client, ["tcp://127.0.0.1:1"]))
             for w in caught:
                 print(w.category.__name__, w.filename, w.message)
             ht.shutdown()
@@ -180,7 +180,7 @@ def test_init_against_a_scheduler_without_dndask_warns_and_goes_on(tmp_path):
         scheduler.wait()
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "running ['tcp://127.0.0.1:1']"  # addresses as they are, no query
+    assert lines[0] == "running [('tcp://127.0.0.1:1', True)]"  # as they are, no query
     assert len(lines) == 2, lines  # one warning, pointing at the line that called init
     assert lines[1].startswith("RuntimeWarning <string> dndask could not install its lost-worker")
 
