@@ -513,11 +513,8 @@ def test_a_rank_whose_worker_dies_twice_keeps_its_nanny(lost):
         lost.healed(second)
         time.sleep(3)  # past both timers
     assert len(worker_names(lost.client)) == N_SPARE
-    assert ht.per_rank(lambda rank: rank, comm=ht.Comm.from_client(lost.client)).gather() == [
-        0,
-        1,
-        2,
-    ]
+    live = ht.Comm.from_client(lost.client)
+    assert ht.per_rank(lambda rank: rank, comm=live).gather() == [0, 1, 2]
 
 
 @pytest.mark.timeout(240)
