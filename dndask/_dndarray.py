@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 
@@ -149,7 +150,7 @@ class DNDarray:
     @property
     def size(self) -> int:
         """Global number of elements."""
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # Python ints: no int64 overflow
 
     gnumel = size
 
@@ -203,7 +204,7 @@ class DNDarray:
     @property
     def lnumel(self) -> int:
         """Number of elements of the local shape."""
-        return int(np.prod(self.lshape, dtype=np.int64))
+        return math.prod(self.lshape)
 
     def counts_displs(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Rows per rank along ``split`` and their offsets (the actual distribution)."""

@@ -87,6 +87,7 @@ class RankKeeper(SchedulerPlugin):
         self.replaced: dict[str, str] = {}  # dead address -> address serving its rank now
         self.expired: set[str] = set()  # dead addresses no replacement took over in time
         self.waited: dict[str, float] = {}  # dead address -> seconds given to a replacement
+        self.unknown: set[str] = set()  # addresses pinned to that no worker of this cluster had
         self.lost_data: dict = {}  # scattered key -> address it was lost with
         self.replicas: dict = {}  # key -> copies to keep
         self.scheduler = None
@@ -128,6 +129,7 @@ class RankKeeper(SchedulerPlugin):
         for table in (self.dead, self.replaced):  # an address can come back (port reuse)
             table.pop(worker, None)
         self.expired.discard(worker)
+        self.unknown.discard(worker)
         for old, old_name in self.dead.items():
             if old_name == name and old not in self.replaced:
                 self.replaced[old] = worker
@@ -139,15 +141,30 @@ class RankKeeper(SchedulerPlugin):
         self._rewrite(scheduler.tasks.values())
 
     def update_graph(self, scheduler, *, tasks=(), **kwargs) -> None:
-        if not self.replaced and not self.expired:
-            return
         states = [scheduler.tasks[k] for k in tasks if k in scheduler.tasks]
         self._rewrite(states)
+        self._note_unknown(scheduler, states)
         if self.expired and any(
             ts.worker_restrictions and ts.worker_restrictions <= self.expired for ts in states
         ):
             # the new tasks reach no-worker once this update is done
             scheduler.loop.add_callback(self._fail_expired)
+
+    def _note_unknown(self, scheduler, states) -> None:
+        """Addresses that no worker of this cluster ever had are expired at once.
+
+        A comm from an earlier cluster (``ht.init`` again), or one naming a
+        wrong address, pins tasks to workers this scheduler never met: no
+        replacement can take such a rank over, so waiting would be forever.
+        """
+        for ts in states:
+            for address in ts.worker_restrictions or ():
+                if address in self.expired or address in scheduler.workers:
+                    continue
+                if address in self.names or address in self.dead or address in self.replaced:
+                    continue
+                self.unknown.add(address)
+                self.expired.add(address)
 
     # -- helpers
     def _serving(self, address: str) -> str:
@@ -182,12 +199,14 @@ class RankKeeper(SchedulerPlugin):
         self._fail_expired()
 
     def _fail_expired(self) -> None:
-        waited = self.waited
-        self._fail_unrunnable(
-            lambda key: True,
-            lambda key, address, name: _expired_message(key, address, name, waited.get(address)),
-            only=self.expired,
-        )
+        waited, unknown = self.waited, self.unknown
+
+        def message(key, address, name):
+            if address in unknown:
+                return _unknown_message(key, address)
+            return _expired_message(key, address, name, waited.get(address))
+
+        self._fail_unrunnable(lambda key: True, message, only=self.expired)
 
     def _fail_unrunnable(self, which, message, only: set | None = None) -> None:
         """Err the no-worker tasks that ``which`` selects and only dead workers could run."""
@@ -232,6 +251,15 @@ def _expired_message(key, address: str, name, waited: float | None) -> str:
         f"task `{_name_of(key)}`{_LOST}it is pinned to worker {address} (name {name!r}), which "
         f"died, and {why}. Build a comm over the live workers "
         "(ht.Comm.from_client(client)) and create the array again"
+    )
+
+
+def _unknown_message(key, address: str) -> str:
+    return (
+        f"task `{_name_of(key)}`{_LOST}it is pinned to worker {address}, which this cluster "
+        "never had (a comm from an earlier cluster, after ht.init or ht.shutdown, or a wrong "
+        "address). Build a comm over the live workers (ht.get_comm() or "
+        "ht.Comm.from_client(client)) and create the array again"
     )
 
 
@@ -434,7 +462,7 @@ def _dead_workers(dask_scheduler) -> list[str]:
     keeper = dask_scheduler.plugins.get(_KEEPER)
     if keeper is None:
         return []
-    return [a for a in keeper.dead if a not in keeper.replaced]
+    return [a for a in keeper.dead if a not in keeper.replaced] + sorted(keeper.unknown)
 
 
 @contextlib.contextmanager

@@ -35,6 +35,14 @@ def test_attributes_follow_heat(comm_of):
         a.is_balanced(force_check="yes")
 
 
+@pytest.mark.parametrize("n", [1, 4])
+def test_sizes_of_huge_arrays_do_not_overflow(comm_of, n):
+    a = ht.zeros((2**32, 2**32), split=0, comm=comm_of(n))  # lazy: nothing is allocated
+    assert a.size == a.gnumel == 2**64 and isinstance(a.size, int)
+    assert a.nbytes == 2**64 * 4
+    assert a.lnumel == 2**64 // n
+
+
 def test_lshape_inside_per_rank_is_the_local_one(comm_of):
     comm = comm_of(4)
     a = ht.zeros((7, 4), split=0, comm=comm)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 
@@ -388,3 +389,117 @@ def test_dask_array_input_saves_lazily(tmp_path, comm_of):
     ht.save_hdf5(a, tmp_path / "x.h5", "x")
     with h5py.File(tmp_path / "x.h5", "r") as f:
         np.testing.assert_array_equal(f["x"][...], np.arange(10).reshape(5, 2))
+
+
+# ----------------------------------------------------- what a save must never destroy
+def precious_folder(path) -> dict[str, bytes]:
+    """Make ``path`` a folder of the user's files; return their contents."""
+    os.makedirs(path / "sub")
+    files = {"precious.txt": b"keep me\n", os.path.join("sub", "data.bin"): bytes(range(256))}
+    for name, content in files.items():
+        (path / name).write_bytes(content)
+    return files
+
+
+def folder_contents(path) -> dict[str, bytes]:
+    out = {}
+    for root, _, names in os.walk(path):
+        for name in names:
+            full = os.path.join(root, name)
+            with open(full, "rb") as f:
+                out[os.path.relpath(full, path)] = f.read()
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["h5", "nc", "csv"])
+def test_save_never_replaces_a_folder_with_a_file(tmp_path, comm_of, fmt):
+    comm = comm_of(3)
+    path = tmp_path / f"d.{fmt}"
+    files = precious_folder(path)
+    args = ("x",) if fmt in ("h5", "nc") else ()
+    with pytest.raises(IsADirectoryError, match=r"`path` .*d\.\w+' is a folder; a save replaces"):
+        ht.save(ht.arange(6, split=0, comm=comm), path, *args, mode="w")
+    assert folder_contents(path) == files
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("kind", ["folder", "file"])
+def test_save_zarr_replaces_only_a_zarr_store(tmp_path, comm_of, kind):
+    comm = comm_of(3)
+    path = tmp_path / "d.zarr"
+    if kind == "folder":
+        files = precious_folder(path)
+    else:
+        path.write_bytes(b"not a store")
+    with pytest.raises(FileExistsError, match=r"`path` .*d\.zarr' exists and is .*zarr store"):
+        ht.save_zarr(ht.arange(6, split=0, comm=comm), path, mode="w")
+    if kind == "folder":
+        assert folder_contents(path) == files
+    else:
+        assert path.read_bytes() == b"not a store"
+    assert leftovers(tmp_path) == []
+    # a zarr store (a group with its own files) is replaced whole under mode='w'
+    store = tmp_path / "s.zarr"
+    ht.save_zarr(ht.zeros((4, 2), split=0, comm=comm), store, component="v")
+    ht.save_zarr(ht.arange(6, split=0, comm=comm), store, mode="w")
+    assert ht.load_zarr(store, comm=comm).numpy().tolist() == list(range(6))
+    assert leftovers(tmp_path) == []
+
+
+def read_only_folder(tmp_path):
+    """A folder that refuses new files, or skip where none can be had (root on a writable FS)."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    for candidate in (str(folder), "/sys/fs"):
+        probe = os.path.join(candidate, ".probe")
+        try:
+            open(probe, "x").close()
+        except OSError:
+            return candidate
+        os.remove(probe)
+    pytest.skip("no read-only folder here: running as root on writable file systems")
+
+
+@pytest.mark.parametrize("fmt", ["h5", "nc", "zarr", "csv"])
+def test_save_into_a_read_only_folder_names_the_target(tmp_path, comm_of, fmt):
+    comm = comm_of(2)
+    folder = read_only_folder(tmp_path)
+    args = ("x",) if fmt in ("h5", "nc") else ()
+    path = os.path.join(folder, f"x.{fmt}")
+    try:
+        with pytest.raises(PermissionError, match=rf"`path` '.*/x\.{fmt}' cannot be written"):
+            ht.save(ht.arange(6, split=0, comm=comm), path, *args)
+        assert [n for n in os.listdir(folder) if "dndask-tmp" in n] == []
+    finally:
+        (tmp_path / "ro").chmod(0o755)
+
+
+@pytest.mark.parametrize("fmt", ["h5", "nc", "zarr"])
+def test_lazy_load_of_a_rewritten_file_raises(tmp_path, comm_of, fmt):
+    comm = comm_of(3)
+    args = ("x",) if fmt in ("h5", "nc") else ()
+    path = tmp_path / f"x.{fmt}"
+    ht.save(ht.arange(12, split=0, comm=comm), path, *args)
+    lazy = ht.load(path, *args, comm=comm)
+    ht.save(ht.arange(6, split=0, comm=comm) * -1, path, *args, mode="w")
+    with pytest.raises(RuntimeError, match=r"`path` .* changed since the array was loaded"):
+        lazy.numpy()
+    assert lazy.shape == (12,)
+    fresh = ht.load(path, *args, comm=comm)
+    assert fresh.numpy().tolist() == [-i for i in range(6)]
+    shutil.rmtree(path) if fmt == "zarr" else os.remove(path)
+    with pytest.raises(FileNotFoundError, match=r"`path` .* was removed since it was loaded"):
+        fresh.numpy()
+
+
+def test_csv_bad_row_names_the_file_and_its_line(tmp_path, comm_of):
+    comm = comm_of(2)
+    path = tmp_path / "t.csv"
+    # the bad value is on line 6 of the file, inside rank 1's half of the body
+    path.write_text("a,b,c\n1,2,3\n4,5,6\n7,8,9\n10,11,12\n13,14,x\n16,17,18\n")
+    with pytest.raises(ValueError, match=r"`path` '.*t\.csv' line 6 holds a value that is not "):
+        ht.load_csv(path, header_lines=1, comm=comm)
+    path.write_text("1,2,3\n4,5,6\n\n7,8,9\n10,11,12\n13,14\n16,17,18\n")
+    with pytest.raises(ValueError, match=r"`path` '.*t\.csv' line 6 has 2 values, the first row 3"):
+        ht.load_csv(path, comm=comm)

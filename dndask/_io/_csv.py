@@ -42,16 +42,47 @@ def _csv_rank_rows(rank: int, path: str, sep: str, header_lines: int, dtype, siz
             f.readline()  # finish the line that started before this range
         else:
             f.seek(body)
-        lines = [line.decode() for line in _csv_lines(f, start, stop) if line.strip()]
+        first = f.tell()
+        raw = _csv_lines(f, start, stop)
+    lines = [line.decode() for line in raw if line.strip()]
     if not lines:
         return np.empty((0, width), dtype=dtype)
-    rows = np.loadtxt(lines, delimiter=sep, dtype=dtype, ndmin=2, comments=None)
-    if rows.shape[1] != width:
-        raise ValueError(
-            f"`path` {path!r} rows must all have {width} values (as the first row), "
-            f"got {rows.shape[1]}"
-        )
+    try:
+        rows = np.loadtxt(lines, delimiter=sep, dtype=dtype, ndmin=2, comments=None)
+    except ValueError:
+        rows = None
+    if rows is None or rows.shape[1] != width:
+        _csv_bad_line(path, first, raw, sep, dtype, width)
     return rows
+
+
+def _csv_bad_line(path: str, first: int, raw: list[bytes], sep: str, dtype, width: int):
+    """Raise a ValueError naming the file and the line (1-based, in the file) that fails."""
+    number = 1  # the line number of raw[0]: one more than the newlines before it
+    with open(path, "rb") as f:
+        while f.tell() < first:
+            block = f.read(min(2**20, first - f.tell()))
+            if not block:
+                break
+            number += block.count(b"\n")
+    for i, line in enumerate(raw):
+        text = line.decode().rstrip("\r\n")
+        if not text.strip():
+            continue
+        values = text.split(sep)
+        where = f"`path` {path!r} line {number + i}"
+        if len(values) != width:
+            raise ValueError(
+                f"{where} has {len(values)} values, the first row {width}: rows must all "
+                f"have the same number of values"
+            )
+        try:
+            np.loadtxt([text], delimiter=sep, dtype=dtype, ndmin=2, comments=None)
+        except ValueError:
+            raise ValueError(
+                f"{where} holds a value that is not {np.dtype(dtype)}: {text!r}"
+            ) from None
+    raise ValueError(f"`path` {path!r} cannot be parsed as {width} {np.dtype(dtype)} columns")
 
 
 def _csv_width(f, sep: str) -> int:
@@ -170,7 +201,7 @@ def save_csv(a, path, sep=",", mode="w-", header=None) -> None:
     sep : str
         The separator between values.
     mode : {'w-', 'w'}
-        ``'w-'`` refuses an existing ``path``; ``'w'`` replaces it.
+        ``'w-'`` refuses an existing ``path``; ``'w'`` replaces a file (never a folder).
     header : str, optional
         A first line (read it back with ``load_csv(..., header_lines=1)``).
 

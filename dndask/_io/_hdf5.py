@@ -49,8 +49,10 @@ def read_hdf5(offsets, lshape, path, dataset, dtype, stamp):
     empty = _tasks.empty_block(lshape, dtype)
     if empty is not None:
         return empty
+    _files.check_unchanged(path, stamp)
     with _open_hdf5(path) as f:
         block = f[dataset][_tasks.slab(offsets, lshape)]
+    _files.check_unchanged(path, stamp, block.shape, lshape)  # no change while reading either
     return np.asarray(block).astype(dtype, copy=False)
 
 
@@ -138,7 +140,7 @@ def save_hdf5(a, path, dataset, mode="w-") -> None:
     dataset : str
         The dataset's name (``"group/name"`` creates the group).
     mode : {'w-', 'w'}
-        ``'w-'`` refuses an existing ``path``; ``'w'`` replaces it.
+        ``'w-'`` refuses an existing ``path``; ``'w'`` replaces a file (never a folder).
 
     Raises
     ------

@@ -115,7 +115,7 @@ def save_netcdf(a, path, variable, dims=None, mode="w-") -> None:
     dims : sequence of str, optional
         Dimension names; ``dim_0, dim_1, ...`` by default (xarray's default).
     mode : {'w-', 'w'}
-        ``'w-'`` refuses an existing ``path``; ``'w'`` replaces it.
+        ``'w-'`` refuses an existing ``path``; ``'w'`` replaces a file (never a folder).
 
     Examples
     --------

@@ -121,22 +121,25 @@ def add_writes(plan: WritePlan, fn: Callable, *args, after: TaskRef, in_turn: bo
     return writes
 
 
-def prepare(a, path, mode, caller: str, module: str | None) -> tuple[str, str]:
-    """Check a save's target (the arguments are checked); returns ``(target, temporary name)``."""
+def prepare(a, path, mode, caller: str, module: str | None, kind: str = "file") -> tuple[str, str]:
+    """Check a save's target (the arguments are checked); returns ``(target, temporary name)``.
+
+    ``kind`` is what the save writes: ``"file"``, or ``"zarr"`` (a store folder).
+    """
     target = _files.as_path(path)
     _files.check_mode(mode)
     if module is not None:
         _checks.require(module, caller)
-    on_rank0(a.comm, _files.check_target, target, mode)
+    on_rank0(a.comm, _files.check_target, target, mode, kind)
     return target, _files.temp_name(target)
 
 
-def execute(plan: WritePlan, tmp: str, target: str, mode: str) -> None:
+def execute(plan: WritePlan, tmp: str, target: str, mode: str, kind: str = "file") -> None:
     """Run the plan into ``tmp``; rename it to ``target`` on success, remove it on failure."""
     comm = plan.a.comm
     try:
         plan.run()
-        on_rank0(comm, _files.commit, tmp, target, mode)
+        on_rank0(comm, _files.commit, tmp, target, mode, kind)
     except BaseException:
         try:
             on_rank0(comm, _files.remove, tmp)

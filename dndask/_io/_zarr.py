@@ -64,8 +64,11 @@ def _read_zarr(offsets, lshape, path, component, dtype, stamp):
     if empty is not None:
         return empty
     zarr = _checks.require("zarr", "load_zarr")
+    _files.check_unchanged(path, stamp)
     array = zarr.open_array(store=path, mode="r", path=component or "")
-    return np.asarray(array[_tasks.slab(offsets, lshape)]).astype(dtype, copy=False)
+    block = np.asarray(array[_tasks.slab(offsets, lshape)])
+    _files.check_unchanged(path, stamp, block.shape, lshape)  # no change while reading either
+    return block.astype(dtype, copy=False)
 
 
 def load_zarr(path, split=0, component=None, comm=None) -> _dndarray.DNDarray:
@@ -196,7 +199,7 @@ def save_zarr(a, path, component=None, mode="w-", dims=None) -> None:
     component : str, optional
         Write a group with the array under this name (xarray reads groups).
     mode : {'w-', 'w'}
-        ``'w-'`` refuses an existing ``path``; ``'w'`` replaces it.
+        ``'w-'`` refuses an existing ``path``; ``'w'`` replaces a zarr store (only).
     dims : sequence of str, optional
         Dimension names, stored as xarray expects them.
 
@@ -213,11 +216,11 @@ def save_zarr(a, path, component=None, mode="w-", dims=None) -> None:
     _checks.check_name(component, "component", optional=True)
     if dims is not None:
         dims = _checks.check_dims(dims, a.ndim)
-    target, tmp = _tasks.prepare(a, path, mode, "save_zarr", "zarr")
+    target, tmp = _tasks.prepare(a, path, mode, "save_zarr", "zarr", kind="zarr")
     a, chunks = _zarr_layout(a)
     plan = _tasks.WritePlan(a, "save-zarr")
     create = plan.create(_create_zarr, tmp, component, a.shape, a.dtype.str, chunks, dims)
     writes = _tasks.add_writes(plan, _write_zarr, tmp, component, after=create, in_turn=False)
     if component is not None:
         plan.add(f"{plan.name}-finish", 0, _finish_zarr, tmp, create, *writes)
-    _tasks.execute(plan, tmp, target, mode)
+    _tasks.execute(plan, tmp, target, mode, kind="zarr")
