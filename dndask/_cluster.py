@@ -211,6 +211,19 @@ def _require_local_gpu() -> None:
     )
 
 
+def _refuse_in_task() -> None:
+    """Fail clearly when code running as a rank's task (on a worker) calls dndask."""
+    try:
+        distributed.get_worker()
+    except ValueError:  # not inside a task: the driver
+        return
+    raise RuntimeError(
+        "dndask calls cannot run inside a rank's task: a function given to ht.per_rank or "
+        "map_local runs on a worker, where no dndask cluster can be reached. Work on the "
+        "local tensor or numpy array there, and call dndask from the driver"
+    )
+
+
 def _refuse_in_spawned_child() -> None:
     """Fail clearly when a worker process re-runs an unguarded script that starts a cluster."""
     main = sys.modules.get("__main__")
@@ -234,6 +247,7 @@ def current_client() -> distributed.Client:
     with _lock:
         if _alive(_client):
             return _client
+        _refuse_in_task()
         try:
             existing = distributed.default_client()
         except ValueError:

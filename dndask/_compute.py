@@ -157,6 +157,48 @@ def compute(array: da.Array, client: distributed.Client, table: Mapping, comm=No
     return concatenate3(parts)
 
 
+def run(graph: Mapping, keys: Sequence, client: distributed.Client, table: Mapping, comm=None):
+    """Run the tasks ``keys`` of ``graph`` for their effects (writes), pinned by ``table``.
+
+    Waits for every task, even after one failed (so none runs after the
+    caller's cleanup), then raises the first error; an interrupt cancels
+    what has not started. Errors caused by lost workers name the ranks of
+    ``comm``, as :func:`compute` does.
+    """
+    ensure_keeper(client)
+    with _placed(table):
+        futures = client.get(graph, list(keys), sync=False)
+    with lost_data_explained(client, graph, comm):
+        try:
+            wait(list(futures))
+        except BaseException:  # interrupted: stop what has not started yet
+            with contextlib.suppress(Exception):
+                client.cancel(futures)
+            raise
+        for future in futures:
+            if future.status in ("error", "cancelled"):
+                future.result()  # raises the task's error
+
+
+def call_on(comm, rank: int, fn, *args):
+    """``fn(*args)`` run on rank ``rank``'s worker of ``comm``; its result, or its error.
+
+    A worker lost (or never part of this cluster) gives the error naming the rank.
+    """
+    client = comm.client
+    ensure_keeper(client)
+    future = client.submit(
+        fn,
+        *args,
+        key=f"call-{getattr(fn, '__name__', 'fn').strip('_')}-{uuid.uuid4().hex}",
+        workers=[comm.workers[rank]],
+        allow_other_workers=False,
+        pure=False,
+    )
+    with lost_data_explained(client, {}, comm):
+        return future.result()
+
+
 def persist(collection, client: distributed.Client, table: Mapping, comm=None, replicate: int = 1):
     """Persist ``collection`` with each key in ``table`` held by its worker.
 
@@ -172,7 +214,7 @@ def persist(collection, client: distributed.Client, table: Mapping, comm=None, r
     with lost_data_explained(client, collection.__dask_graph__(), comm):
         wait(futures)
         for future in futures:
-            if future.status == "error":
+            if future.status in ("error", "cancelled"):
                 future.result()  # raises the task's error
     if replicate > 1:
         keys = [f.key for f in futures]

@@ -75,11 +75,16 @@ def _rank_error(exc: BaseException, rank: int, what: str) -> BaseException:
     return new
 
 
-def _raise_errors(futures: Sequence[distributed.Future], what: str) -> None:
-    _compute.wait(list(futures))
-    for rank, future in enumerate(futures):
-        if future.status == "error":
-            raise _rank_error(future.exception(), rank, what)
+def _raise_errors(futures: Sequence[distributed.Future], what: str, comm: _comm.Comm) -> None:
+    """Wait for one future per rank; raise the first error, naming its rank (or a lost one)."""
+    client = futures[0].client if futures else comm.client  # not a new one after a shutdown
+    with _recovery.lost_data_explained(client, {}, comm):
+        _compute.wait(list(futures))
+        for rank, future in enumerate(futures):
+            if future.status == "error":
+                raise _rank_error(future.exception(), rank, what)
+            if future.status == "cancelled":
+                future.result()  # raises; the guard words it (a shut-down cluster, say)
 
 
 def _submit_each(
@@ -97,6 +102,7 @@ def _submit_each(
     With ``wait=False`` the futures come back at once (the caller waits).
     """
     client = comm.client
+    _recovery.ensure_keeper(client)  # a lost rank fails its tasks instead of hanging them
     token = uuid.uuid4().hex[:12]
     futures = [
         client.submit(
@@ -112,7 +118,7 @@ def _submit_each(
         for rank, item in enumerate(inputs)
     ]
     if wait:
-        _raise_errors(futures, what)
+        _raise_errors(futures, what, comm)
     return futures
 
 
@@ -193,8 +199,8 @@ def join(futures: Sequence[distributed.Future], axis, comm: _comm.Comm, name: st
     # both stages go out at once: one round trip to the workers, not two
     chunks = _submit_each(comm, _to_chunk, futures, "as-chunk", f"`{name}`", wait=False)
     described = _submit_each(comm, _describe, chunks, "describe", f"`{name}`", wait=False)
-    _raise_errors(chunks, f"`{name}`")  # a conversion error names the piece's own failure
-    _raise_errors(described, f"`{name}`")
+    _raise_errors(chunks, f"`{name}`", comm)  # a conversion error names the piece's failure
+    _raise_errors(described, f"`{name}`", comm)
     metas = comm.client.gather(described)
     shape, dtype, axis = _check_pieces(metas, axis, name)
     if axis is None:

@@ -90,6 +90,7 @@ class RankKeeper(SchedulerPlugin):
         self.unknown: set[str] = set()  # addresses pinned to that no worker of this cluster had
         self.lost_data: dict = {}  # scattered key -> address it was lost with
         self.replicas: dict = {}  # key -> copies to keep
+        self._fail_pending = False  # a _fail_expired call is scheduled
         self.scheduler = None
 
     def start(self, scheduler) -> None:
@@ -150,6 +151,16 @@ class RankKeeper(SchedulerPlugin):
             # the new tasks reach no-worker once this update is done
             scheduler.loop.add_callback(self._fail_expired)
 
+    def transition(self, key, start, finish, *args, **kwargs) -> None:
+        # a task can reach no-worker long after its graph arrived (once its inputs are
+        # done); pinned only to expired addresses, it would wait there forever
+        if finish != "no-worker" or not self.expired or self._fail_pending:
+            return
+        ts = self.scheduler.tasks.get(key)
+        if ts is not None and ts.worker_restrictions and ts.worker_restrictions <= self.expired:
+            self._fail_pending = True
+            self.scheduler.loop.add_callback(self._fail_expired)  # not inside a transition
+
     def _note_unknown(self, scheduler, states) -> None:
         """Addresses that no worker of this cluster ever had are expired at once.
 
@@ -199,6 +210,7 @@ class RankKeeper(SchedulerPlugin):
         self._fail_expired()
 
     def _fail_expired(self) -> None:
+        self._fail_pending = False
         waited, unknown = self.waited, self.unknown
 
         def message(key, address, name):
@@ -471,6 +483,8 @@ def lost_data_explained(client: distributed.Client, graph: Mapping, comm) -> Ite
 
     Dask cancels the futures of scattered data that died with its worker;
     :class:`RankKeeper`'s errors name a worker, and the comm knows its rank.
+    Any error while ``client`` is closing or closed (``ht.shutdown()`` from
+    another thread, say) becomes a ``RuntimeError`` saying so.
 
     Parameters
     ----------
@@ -483,23 +497,36 @@ def lost_data_explained(client: distributed.Client, graph: Mapping, comm) -> Ite
     """
     try:
         yield
-    except distributed.client.FuturesCancelledError as exc:
+    except (Exception, asyncio.CancelledError) as exc:
+        if client.status != "running":
+            raise RuntimeError(
+                f"the cluster was shut down while this computation ran (client status "
+                f"{client.status!r}: ht.shutdown() or a closed client); its results are gone. "
+                "Start a cluster again (ht.init) and create the arrays again"
+            ) from exc
+        worded = _worded(client, graph, comm, exc)
+        if worded is None:
+            raise
+        raise worded from exc
+
+
+def _worded(client: distributed.Client, graph: Mapping, comm, exc: BaseException):
+    """The error naming lost ranks that ``exc`` stands for, or None if it is no such error."""
+    if isinstance(exc, distributed.client.FuturesCancelledError):
         lost = client.run_on_scheduler(_lost_scattered, keys=_future_keys(graph))
         if not lost:
-            raise
-        raise RuntimeError(
+            return None
+        return RuntimeError(
             f"the chunk of {_ranks_label(sorted(set(lost.values())), comm)}{_LOST}it was sent "
             "from the driver and existed only in that worker's memory, so Dask cannot "
             "recompute it. Create the array again, or persist(replicate=2) such data beforehand"
-        ) from exc
-    except RuntimeError as exc:
-        if _LOST not in str(exc) or comm is None:
-            raise
+        )
+    if isinstance(exc, RuntimeError) and _LOST in str(exc) and comm is not None:
         dead = set(client.run_on_scheduler(_dead_workers))
         gone = [w for w in comm.workers if w in dead]
-        if not gone:
-            raise
-        raise RuntimeError(f"the array's comm lost {_ranks_label(gone, comm)}: {exc}") from exc
+        if gone and "the array's comm lost" not in str(exc):
+            return RuntimeError(f"the array's comm lost {_ranks_label(gone, comm)}: {exc}")
+    return None
 
 
 def _ranks_label(addresses: Sequence[str], comm) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -28,7 +29,7 @@ import torch
 from conftest import assert_layout
 
 import dndask as ht
-from dndask import _cluster, _comm, _dndarray
+from dndask import _cluster, _comm, _dndarray, _recovery
 
 N_SPARE = 3  # workers of the dedicated cluster
 RESTART_TIMEOUT = 90.0  # seconds a nanny may take to bring a killed worker back
@@ -666,3 +667,116 @@ def test_a_worker_without_nanny_lost_for_good_is_a_clear_error(lost):
     finally:
         proc.kill()
         proc.wait()
+
+
+def never_had(n: int) -> list[str]:
+    """``n`` loopback addresses that no worker of this session ever had (nothing listens there)."""
+    return [f"tcp://127.0.0.1:{port}" for port in range(9, 9 + n)]
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_a_comm_of_workers_this_cluster_never_had_fails_fast(client, comm, tmp_path, where):
+    """A comm from an earlier cluster (``ht.init`` again) or a wrong address: no hang.
+
+    The scheduler never met the address, so no replacement can come: every
+    entry point must fail at once, naming the rank, instead of waiting forever.
+    """
+    bogus = never_had(1)
+    workers = [*bogus, *comm.workers[1:3]] if where == "first" else [*comm.workers[:2], *bogus]
+    stale = ht.Comm(workers, client)
+    rank = workers.index(bogus[0])
+    path = tmp_path / "x.h5"
+    ht.save_hdf5(ht.arange(6, split=0, comm=comm), path, "x")
+    calls = {
+        "numpy": lambda: ht.zeros(6, split=0, comm=stale).numpy(),
+        "persist": lambda: (ht.arange(6, split=0, comm=stale) + 1).persist(),
+        "reduce": lambda: ht.ones((6, 2), split=0, comm=stale).sum().item(),
+        "mask": lambda: ht.arange(6, split=0, comm=stale)[ht.arange(6, split=0, comm=stale) > 2],
+        "load": lambda: ht.load_hdf5(path, "x", comm=stale).numpy(),
+        "save": lambda: ht.save_hdf5(ht.zeros(6, split=0, comm=stale), tmp_path / "y.h5", "y"),
+        "per_rank": lambda: ht.per_rank(lambda r: r, comm=stale),
+        "map_local": lambda: ht.zeros(6, split=0, comm=stale).map_local(lambda t, r: t + r),
+    }
+    outcomes = {}
+    for name, call in calls.items():
+        start = time.monotonic()
+        try:
+            call()
+            outcomes[name] = "no error"
+        except RuntimeError as exc:
+            outcomes[name] = str(exc)
+        # bounded by the lost-worker timeout at most (here: at once)
+        assert time.monotonic() - start < _recovery.lost_worker_timeout(), name
+    lost_rank = rf"rank {rank}\b.*worker tcp://127\.0\.0\.1:9\b.*is lost: .*this cluster never had"
+    for name, text in outcomes.items():
+        assert re.search(lost_rank, text), (name, text)
+    assert not (tmp_path / "y.h5").exists() and os.listdir(tmp_path) == ["x.h5"]
+
+
+STALE_COMM_AND_SHUTDOWN = """
+import os, re, tempfile, threading, time
+import numpy as np
+import dndask as ht
+
+def hold(block, mark):
+    open(mark, "w").close()
+    time.sleep(30)
+    return block
+
+if __name__ == "__main__":
+    ht.init(2)
+    stale = ht.get_comm()
+    ht.init(2)  # a new cluster: `stale` names workers it never had
+    for name, call in [
+        ("numpy", lambda: ht.zeros(6, split=0, comm=stale).numpy()),
+        ("per_rank", lambda: ht.per_rank(lambda rank: rank, comm=stale)),
+        ("array", lambda: ht.array(np.arange(6), split=0, comm=stale)),
+    ]:
+        start = time.monotonic()
+        try:
+            call()
+            print(name, "no error")
+        except RuntimeError as exc:
+            named = bool(re.search(r"ranks? 0\\b", str(exc)))
+            print(name, named, " is lost: " in str(exc), time.monotonic() - start < 60)
+    # ht.shutdown() in this thread while another thread computes
+    mark = os.path.join(tempfile.mkdtemp(), "started")
+    x = ht.zeros(4, split=0).to_dask().map_blocks(hold, mark, meta=np.empty((0,), "f4"))
+    b = ht.array(x, split=0)
+    out = []
+    def work():
+        try:
+            b.numpy()
+            out.append("no error")
+        except Exception as exc:
+            out.append(f"{type(exc).__name__}: {exc}")
+    thread = threading.Thread(target=work)
+    thread.start()
+    while not os.path.exists(mark):
+        time.sleep(0.05)
+    ht.shutdown()
+    thread.join(60)
+    print("thread", "still waiting" if thread.is_alive() else out[0])
+    os._exit(0)  # the thread, if it still waits, must not hold the exit
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_stale_comm_and_a_shutdown_during_a_compute_are_clear_errors():
+    """``ht.init`` again leaves old comms naming dead workers; ``ht.shutdown`` ends computes.
+
+    Both once hung or raised an AttributeError from the error-explaining code.
+    """
+    result = subprocess.run(
+        [sys.executable, "-c", STALE_COMM_AND_SHUTDOWN],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, "DNDASK_PROGRESS": "off"},
+    )
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0 and len(lines) == 4, (lines, result.stderr[-3000:])
+    assert lines[:3] == [f"{name} True True True" for name in ("numpy", "per_rank", "array")]
+    assert lines[3].startswith("thread RuntimeError: the cluster was shut down while this comp")

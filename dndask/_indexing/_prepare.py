@@ -103,7 +103,7 @@ def _true_table(mask, axis: int | None) -> np.ndarray:
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[mask.to_dask()])
     chunks = ((1,) * len(keys), *((n,) for n in prefix))
     counts = da.Array(graph, name, chunks, meta=meta_of(np.dtype(np.int64), len(chunks)))
-    return _compute.compute(counts, mask.comm.client, table)
+    return _compute.compute(counts, mask.comm.client, table, mask.comm)
 
 
 def laid_out_mask(a, it: Item) -> Mask:

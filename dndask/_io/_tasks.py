@@ -23,15 +23,7 @@ from . import _checks, _files
 
 def on_rank0(comm: _comm.Comm, fn: Callable, *args):
     """Run ``fn(*args)`` on rank 0's worker and return its result (or raise its error)."""
-    future = comm.client.submit(
-        fn,
-        *args,
-        key=f"io-{fn.__name__.strip('_')}-{uuid.uuid4().hex}",
-        workers=[comm.workers[0]],
-        allow_other_workers=False,
-        pure=False,
-    )
-    return future.result()
+    return _compute.call_on(comm, 0, fn, *args)
 
 
 # ------------------------------------------------------------------ loading
@@ -94,17 +86,8 @@ class WritePlan:
     def run(self) -> None:
         """Run every task; wait for all of them (so none writes after a cleanup); raise."""
         graph = HighLevelGraph.from_collections(self.name, self.tasks, dependencies=[self.a])
-        client = self.a.comm.client
-        with _compute._placed(self.table):
-            futures = client.get(graph, self.keys, sync=False)
-        try:
-            _compute.wait(list(futures))
-        except BaseException:  # interrupted: stop what has not started yet
-            client.cancel(futures)
-            raise
-        for future in futures:
-            if future.status == "error":
-                future.result()
+        a = self.a
+        _compute.run(graph, self.keys, a.comm.client, self.table, a.comm)
 
 
 def add_writes(plan: WritePlan, fn: Callable, *args, after: TaskRef, in_turn: bool):

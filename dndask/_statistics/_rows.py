@@ -64,7 +64,7 @@ def small(x: da.Array, owner: _dndarray.DNDarray, hints: dict) -> np.ndarray:
     """
     table = owner._placement()
     table.update({k: owner.comm.workers[r] for k, r in hints.items()})
-    return _compute.compute(x, owner.comm.client, table)
+    return _compute.compute(x, owner.comm.client, table, owner.comm)
 
 
 def _extrema_of(chunk: np.ndarray) -> np.ndarray:
