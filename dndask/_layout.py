@@ -223,7 +223,10 @@ def conforms(chunks: tuple, split: int | None, size: int) -> bool:
 
 
 def _as_int_table(value: object, name: str) -> np.ndarray:
-    """Turn a torch tensor or numpy array into an int64 numpy table, checking type and values."""
+    """Turn a torch tensor or numpy array into a numpy table of Python ints, checking its type.
+
+    Python ints: a sum or an entry never wraps (``2**64 - 1`` in a uint64 map stays itself).
+    """
     try:
         import torch
     except ImportError:  # pragma: no cover - torch is a hard dependency
@@ -231,11 +234,15 @@ def _as_int_table(value: object, name: str) -> np.ndarray:
     if torch is not None and isinstance(value, torch.Tensor):
         if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
             raise TypeError(f"`{name}` must have an integer dtype, got {value.dtype}")
-        table = value.detach().cpu().numpy().astype(np.int64, copy=True)
+        if value.layout != torch.strided:
+            raise TypeError(f"`{name}` must be a dense tensor, got layout {value.layout}")
+        if value.device.type == "meta":
+            raise TypeError(f"`{name}` must hold values, got a tensor on the meta device")
+        table = value.detach().cpu().numpy().astype(object)
     elif isinstance(value, np.ndarray):
         if value.dtype.kind not in "iu":
             raise TypeError(f"`{name}` must have an integer dtype, got {value.dtype}")
-        table = value.astype(np.int64, copy=True)
+        table = value.astype(object)
     else:
         raise TypeError(
             f"`{name}` must be a torch.Tensor or numpy.ndarray, got {type(value).__name__}"

@@ -7,14 +7,21 @@ import torch
 
 
 def to_torch(array: np.ndarray) -> torch.Tensor:
-    """A torch view of a numpy chunk (a copy only if the chunk is read-only).
+    """A torch view of a numpy chunk (a copy if it is read-only or not in native byte order).
+
+    torch holds native byte order only; big-endian data (common in HDF5 and
+    netCDF files) is converted.
 
     >>> t = to_torch(np.arange(3))
     >>> t.dtype
     torch.int64
+    >>> to_torch(np.arange(3, dtype=">i4")).tolist()
+    [0, 1, 2]
     """
     array = np.asarray(array)
-    if not array.flags.writeable:
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    elif not array.flags.writeable:
         array = array.copy()
     return torch.from_numpy(array)
 

@@ -86,8 +86,8 @@ def _recall(x: da.Array) -> _Origin | None:
 
 
 def _alive(comm: _comm.Comm) -> bool:
-    """Whether a remembered comm's workers still belong to the current cluster."""
-    return set(comm.workers) <= set(_comm.get_comm().workers)
+    """Whether a remembered comm's workers are all live workers of its cluster now."""
+    return set(comm.workers) <= set(_comm.live_workers(comm.client))  # not the default comm
 
 
 # ------------------------------------------------------------ read the layout

@@ -104,6 +104,28 @@ CATALOGUE: dict[str, Bad] = {
         r"`target_map` must have an integer dtype",
         ("u",),
     ),
+    "redistribute-map-sum-wraps-int64": Bad(
+        lambda e: e.a.redistribute_(target_map=np.array([[2**63 - 1, 3], [2**63 - 1, 3], [6, 3]])),
+        ValueError,
+        r"`target_map` must sum to 4 along axis 0, got 18446744073709551620",
+    ),
+    "redistribute-uint64-max-entry": Bad(
+        lambda e: e.a.redistribute_(
+            target_map=np.array([[2**64 - 1, 3], [1, 3], [0, 3]], dtype=np.uint64)
+        ),
+        ValueError,
+        r"`target_map` must sum to 4 along axis 0, got 18446744073709551616",
+    ),
+    "redistribute-meta-tensor-map": Bad(
+        lambda e: e.a.redistribute_(target_map=torch.zeros(3, 2, dtype=torch.int64, device="meta")),
+        TypeError,
+        r"`target_map` must hold values, got a tensor on the meta device",
+    ),
+    "redistribute-sparse-map": Bad(
+        lambda e: e.a.redistribute_(target_map=torch.tensor([[2, 3], [1, 3], [1, 3]]).to_sparse()),
+        TypeError,
+        r"`target_map` must be a dense tensor, got layout torch.sparse_coo",
+    ),
     "resplit-float-axis": Bad(
         lambda e: e.a.resplit_(0.5), TypeError, r"`axis` must be None or an int, got float"
     ),
@@ -740,7 +762,34 @@ CATALOGUE: dict[str, Bad] = {
     "save-unknown-extension": Bad(
         lambda e: ht.save(e.a, e.banana), ValueError, r"`path` must end with one of"
     ),
+    "save-hdf5-over-a-folder": Bad(
+        lambda e: ht.save_hdf5(e.a, e.folder_h5, "data", mode="w"),
+        IsADirectoryError,
+        r"`path` '.*d\.h5' is a folder; a save replaces only a file, never a folder",
+    ),
+    "save-csv-over-a-folder": Bad(
+        lambda e: ht.save_csv(e.a, e.folder_csv, mode="w"),
+        IsADirectoryError,
+        r"`path` '.*d\.csv' is a folder",
+    ),
+    "save-zarr-over-a-plain-folder": Bad(
+        lambda e: ht.save_zarr(e.a, e.folder_zarr, mode="w"),
+        FileExistsError,
+        r"`path` '.*d\.zarr' exists and is a folder that is not a zarr store",
+    ),
+    "load-csv-bad-value": Bad(
+        lambda e: ht.load_csv(e.bad_csv, comm=e.comm),
+        ValueError,
+        r"`path` '.*bad\.csv' line 5 holds a value that is not float32: '9,x'",
+        (),
+    ),
     # ---- per-rank work, comms, cluster, persist
+    "per-rank-calls-dndask": Bad(
+        lambda e: ht.per_rank(lambda rank: ht.zeros(3).numpy(), comm=e.comm),
+        RuntimeError,
+        r"dndask calls cannot run inside a rank's task",
+        (),
+    ),
     "per-rank-not-callable": Bad(
         lambda e: ht.per_rank(3, comm=e.comm), TypeError, r"`fn` must be callable, got int", ()
     ),
@@ -855,12 +904,21 @@ def inputs(comm_of, tmp_path_factory) -> SimpleNamespace:
         new_zarr=str(tmp / "new.zarr"),
         new_csv=str(tmp / "new.csv"),
         banana=str(tmp / "x.banana"),
+        folder_h5=str(tmp / "d.h5"),
+        folder_csv=str(tmp / "d.csv"),
+        folder_zarr=str(tmp / "d.zarr"),
+        bad_csv=str(tmp / "bad.csv"),
         xr=xr.DataArray(np.ones((2, 3)), dims=("x", "y")),
     )
     ht.save_hdf5(a, e.h5, "data")
     ht.save_netcdf(a, e.nc, "v")
     ht.save_csv(a, e.csv)
     (tmp / "fake.h5").write_text("not an HDF5 file\n")
+    (tmp / "bad.csv").write_text("1,2\n3,4\n5,6\n7,8\n9,x\n11,12\n")
+    for folder in (e.folder_h5, e.folder_csv, e.folder_zarr):
+        os.makedirs(folder)
+        with open(os.path.join(folder, "precious.txt"), "w") as f:
+            f.write("keep\n")
     return e
 
 
@@ -919,3 +977,6 @@ def test_bad_input_raises_and_changes_nothing(client, inputs, case):
         np.testing.assert_array_equal(got, expected)
         assert got.dtype == expected.dtype
     assert global_state(client) == state
+    for folder in (inputs.folder_h5, inputs.folder_csv, inputs.folder_zarr):  # no save removed one
+        with open(os.path.join(folder, "precious.txt")) as f:
+            assert f.read() == "keep\n"

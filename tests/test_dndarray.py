@@ -267,3 +267,13 @@ def test_constructor_checks_the_invariant(comm_of):
         ht.DNDarray(np.zeros(2), 0, comm)
     with pytest.raises(TypeError, match=r"`comm` must be a dndask\.Comm, got int"):
         ht.DNDarray(x, 0, 3)
+
+
+def test_slices_are_copies(comm_of):
+    """As in Heat (and unlike numpy's views): documented in docs/heat-differences.md."""
+    a = ht.arange(6, split=0, comm=comm_of(2))
+    v = a[1:3]
+    v += 100
+    assert a.numpy().tolist() == list(range(6)) and v.numpy().tolist() == [101, 102]
+    a[1:3] += 100
+    assert a.numpy().tolist() == [0, 101, 102, 3, 4, 5]

@@ -503,3 +503,21 @@ def test_csv_bad_row_names_the_file_and_its_line(tmp_path, comm_of):
     path.write_text("1,2,3\n4,5,6\n\n7,8,9\n10,11,12\n13,14\n16,17,18\n")
     with pytest.raises(ValueError, match=r"`path` '.*t\.csv' line 6 has 2 values, the first row 3"):
         ht.load_csv(path, comm=comm)
+
+
+@pytest.mark.parametrize("dtype", [">f8", ">i4", "<i2"])
+def test_big_endian_data_reaches_torch(tmp_path, comm_of, dtype):
+    comm = comm_of(3)
+    expected = np.arange(7 * 2, dtype=dtype).reshape(7, 2)
+    path = tmp_path / "b.h5"
+    with h5py.File(path, "w") as f:
+        f["x"] = expected
+    native = expected.dtype.newbyteorder("=")
+    loaded = ht.load_hdf5(path, "x", comm=comm)
+    assert loaded.dtype == native
+    made = ht.array(expected, split=0, comm=comm)  # the byte order as given
+    for a in (loaded, made):
+        assert a.larray.tolist() == expected[:3].tolist()
+        doubled = a.map_local(lambda t, rank: t * 2 + rank)
+        offsets = np.repeat([0, 1, 2], [3, 2, 2])[:, None]
+        np.testing.assert_array_equal(doubled.numpy(), expected * 2 + offsets)

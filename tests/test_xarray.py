@@ -192,6 +192,18 @@ def test_comm_follows_the_lineage(comm_of):
     assert_layout(numpy_backed.dnd.to_dndarray(), np.ones((3, 2)), None, ht.get_comm())
 
 
+def test_round_trip_keeps_the_comm_under_a_smaller_default(comm_of):
+    """The remembered comm is checked against the cluster's workers, not the default comm."""
+    four = comm_of(4)
+    a = ht.arange(8, split=0, comm=four)
+    ht.use_comm(comm_of(2))
+    try:
+        back = a.to_xarray().dnd.to_dndarray()
+    finally:
+        ht.use_comm(None)
+    assert_layout(back, np.arange(8), 0, four)
+
+
 def test_table_is_bounded(comm_of, monkeypatch):
     monkeypatch.setattr(_xarray, "_REGISTRY_SIZE", 2)
     comm = comm_of(2)

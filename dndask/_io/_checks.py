@@ -61,10 +61,11 @@ def check_dndarray(a: object) -> None:
 
 
 def check_loadable(dtype: str, what: str) -> np.dtype:
+    """The dtype data loads as: the file's, in native byte order (big-endian files are common)."""
     dtype = np.dtype(dtype)
     if dtype.kind not in "biufc":
         raise TypeError(f"{what} has dtype {dtype}; only boolean and numeric data loads")
-    return dtype
+    return dtype.newbyteorder("=")
 
 
 def check_dims(dims, ndim: int) -> tuple[str, ...]:
