@@ -101,7 +101,7 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, 
     token = uuid.uuid4().hex
     dsk = dict(graph)
     table = dict(table)
-    counter = iter(range(len(list(flatten(keys, container=list)))))
+    counter = iter(range(len(list(flatten(keys)))))
 
     def alias(structure):
         if isinstance(structure, list):
@@ -127,7 +127,7 @@ def compute(array: da.Array, client: distributed.Client, table: Mapping, comm=No
     dsk, keys, table = _fresh_outputs(optimized.__dask_graph__(), optimized.__dask_keys__(), table)
     with _placed(table):
         futures = client.get(dsk, keys, sync=False)
-    flat = list(flatten(futures, container=list))
+    flat = list(flatten(futures))
     with lost_data_explained(client, array.__dask_graph__(), comm):
         wait(flat)
         parts = client.gather(futures)
