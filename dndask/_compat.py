@@ -64,6 +64,7 @@ __all__ = [
     "is_loose",
     "new_array",
     "optimize_pinned",
+    "query_planning",
     "removed_worker",
     "scheduler_workers",
     "set_worker_restrictions",
@@ -143,6 +144,12 @@ def flatten(nested) -> Iterator:
 
 
 # ---------------------------------------------------------------- arrays
+def query_planning() -> bool:
+    """Whether ``dask.array.Array`` is an expression (``array.query-planning`` on)."""
+    enabled = getattr(da, "array_expr_enabled", None)  # public, but not yet in dask 2025.1
+    return bool(enabled()) if enabled is not None else False
+
+
 def new_array(graph: Mapping, name: str, chunks: tuple, meta) -> da.Array:
     """The Dask array whose blocks are the keys ``(name, *block index)`` of ``graph``.
 
@@ -172,7 +179,7 @@ def new_array(graph: Mapping, name: str, chunks: tuple, meta) -> da.Array:
     (((3,),), dtype('int64'), 'x')
     """
     meta = meta_from_array(meta, ndim=len(chunks))
-    if not da.array_expr_enabled():
+    if not query_planning():
         return da.Array(graph, name, chunks, meta=meta)
     # an expression over the graph; its name gets a token appended (its blocks alias ours)
     keys = [(name, *idx) for idx in itertools.product(*(range(len(c)) for c in chunks))]

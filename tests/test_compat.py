@@ -169,7 +169,7 @@ def test_new_array_has_the_given_blocks_chunks_and_meta():
     assert type(da.utils.meta_from_array(y)) is np.ndarray and da.utils.meta_from_array(y).ndim == 2
     keys = list(_compat.flatten(y.__dask_keys__()))
     assert keys == [(y.name, i, 0) for i in range(3)]
-    if not da.array_expr_enabled():
+    if not _compat.query_planning():
         assert y.name == "y"
     else:  # the expression renames; its blocks alias ours
         assert y.name.startswith("y-")
