@@ -12,6 +12,7 @@ is always imported first, and it imports everything).
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "dndask"
@@ -76,6 +77,7 @@ def _outer_packages(target: str, importer: str) -> list[str]:
     return [p for p in outer if not (importer == p or importer.startswith(p + "."))]
 
 
+@functools.cache
 def import_graph() -> tuple[dict[str, set[str]], list[str]]:
     """The intra-package graph, and ``path:line`` of every function-level dndask import."""
     modules = _modules()
@@ -134,7 +136,7 @@ def _a_cycle(graph: dict[str, set[str]], group: list[str]) -> list[str]:
         nxt = sorted(w for w in graph[path[-1]] if w in members)
         back = [w for w in nxt if w in seen]
         if back:
-            return path[path.index(back[0]) :] + [back[0]]
+            return [*path[path.index(back[0]) :], back[0]]
         step = next(w for w in nxt if w not in seen)
         path.append(step)
         seen.add(step)
@@ -167,3 +169,54 @@ def test_the_checker_sees_cycles_and_hidden_imports(tmp_path):
     assert found == [("dndask.x", 1, False), ("dndask.y", 4, True), ("dndask", 5, True)]
     assert _outer_packages("dndask._io._csv", "dndask._xarray") == ["dndask._io"]
     assert _outer_packages("dndask._io._csv", "dndask._io._hdf5") == []
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for w in graph[todo.pop()] - seen:
+            seen.add(w)
+            todo.append(w)
+    return seen
+
+
+PLANNERS = [
+    "dndask._layout",
+    "dndask._optable",
+    "dndask._indexing._keys",
+    "dndask._indexing._plan",
+    "dndask._indexing._setplan",
+    "dndask._manipulation._plan",
+    "dndask._linalg._plan",
+    "dndask._statistics._quantiles",
+]
+
+
+def test_planners_do_not_reach_the_array_or_the_cluster():
+    graph, _ = import_graph()
+    for planner in PLANNERS:
+        below = _reachable(graph, planner)
+        assert not below & {"dndask._dndarray", "dndask._cluster", "dndask._compute"}, planner
+
+
+def test_the_array_core_imports_only_lower_layers():
+    graph, _ = import_graph()
+    below = _reachable(graph, "dndask._dndarray")
+    above = {m for m in graph if "dndask._dndarray" in _reachable(graph, m)}
+    assert not below & above
+    assert {"dndask._ops", "dndask._elementwise", "dndask._methods", "dndask._protocols"} <= above
+    assert below <= {
+        "dndask._abc",
+        "dndask._cluster",
+        "dndask._comm",
+        "dndask._compute",
+        "dndask._distribution",
+        "dndask._graph",
+        "dndask._launch",
+        "dndask._layout",
+        "dndask._mpi",
+        "dndask._recovery",
+        "dndask._repr",
+        "dndask._torch",
+        "dndask._types",
+    }
