@@ -56,6 +56,32 @@ def _numpy_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     return u, s, v.conj().T
 
 
+def _c_order(order: str, name: str) -> None:
+    if order != "C":
+        raise unsupported(f"numpy.{name} with `order={order!r}`")
+
+
+# ``np.ones(3, like=a)``: numpy passes every default, ``order`` and ``device`` too
+def _numpy_ones(shape, dtype=None, order="C", *, device=None):
+    """``numpy.ones(..., like=a)``: a DNDarray of ones on the default comm."""
+    _c_order(order, "ones")
+    return _factories.ones(shape, dtype=np.float64 if dtype is None else dtype)
+
+
+def _numpy_full(shape, fill_value, dtype=None, order="C", *, device=None):
+    """``numpy.full(..., like=a)``."""
+    _c_order(order, "full")
+    return _factories.full(shape, fill_value, dtype=dtype)
+
+
+def _numpy_eye(N, M=None, k=0, dtype=float, order="C", *, device=None):  # noqa: N803 (numpy's)
+    """``numpy.eye(..., like=a)``."""
+    _c_order(order, "eye")
+    if k != 0:
+        raise unsupported("numpy.eye with `k` other than 0")
+    return _factories.eye(N if M is None else (N, M), dtype=dtype)
+
+
 # numpy function -> the dndask function called with numpy's arguments
 TABLE: dict[Callable, Callable] = {
     # reductions and scans
@@ -88,9 +114,9 @@ TABLE: dict[Callable, Callable] = {
     np.arange: _factories.arange,
     np.array: _factories.array,
     np.empty: _factories.empty,
-    np.eye: _factories.eye,
-    np.full: _factories.full,
-    np.ones: _factories.ones,
+    np.eye: _numpy_eye,
+    np.full: _numpy_full,
+    np.ones: _numpy_ones,
     np.zeros: _factories.zeros,
     np.empty_like: _factories.empty_like,
     np.full_like: _factories.full_like,

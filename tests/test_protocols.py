@@ -179,7 +179,7 @@ def _examples(x):
         np.arange: lambda: np.arange(5, like=x),
         np.array: lambda: np.array([1.5, 2.0], like=x),
         np.empty: lambda: np.empty((2, 3), like=x).shape,
-        np.eye: lambda: np.eye(3, like=x),
+        np.eye: lambda: np.eye(3, 2, like=x),
         np.full: lambda: np.full(4, 2.5, like=x),
         np.ones: lambda: np.ones(3, like=x),
         np.zeros: lambda: np.zeros((2, 2), like=x),
@@ -262,4 +262,4 @@ def test_every_registered_function_round_trips(comm_of):
     for m, (f, n) in zip(got, expected, strict=True):
         if isinstance(m, ht.DNDarray):
             m = next(computed)
-        np.testing.assert_allclose(m, n, rtol=1e-12, err_msg=str(f))
+        np.testing.assert_allclose(m, n, rtol=1e-12, atol=1e-12, err_msg=str(f))
