@@ -198,6 +198,9 @@ def reset_default() -> None:
     use_comm(None)
 
 
+_cluster.on_shutdown(reset_default)
+
+
 def sanitize_comm(comm: object) -> Comm:
     """``comm`` itself, or the default comm for ``None``; TypeError for anything else."""
     if comm is None:
