@@ -26,7 +26,16 @@ from collections.abc import Iterator, Mapping, Sequence
 import distributed
 from distributed.active_memory_manager import ReduceReplicas, Suggestion
 from distributed.diagnostics.plugin import SchedulerPlugin
-from distributed.protocol import pickle
+
+from ._compat import (
+    err_task,
+    is_loose,
+    removed_worker,
+    set_worker_restrictions,
+    transitions,
+    unrunnable,
+    worker_restrictions,
+)
 
 __all__ = [
     "RankKeeper",
@@ -106,9 +115,10 @@ class RankKeeper(SchedulerPlugin):
 
     # -- worker events
     def log_event(self, topic, msg) -> None:
-        if topic == "all" and isinstance(msg, dict) and msg.get("action") == "remove-worker":
-            lost = msg.get("lost-scattered-tasks", ())
-            self.lost_data.update(dict.fromkeys(lost, msg.get("worker")))
+        removed = removed_worker(topic, msg)
+        if removed is not None:
+            worker, lost = removed
+            self.lost_data.update(dict.fromkeys(lost, worker))
 
     def remove_worker(self, scheduler, worker: str, **kwargs) -> None:
         self.dead[worker] = self.names.pop(worker, None)
@@ -146,7 +156,7 @@ class RankKeeper(SchedulerPlugin):
         self._rewrite(states)
         self._note_unknown(scheduler, states)
         if self.expired and any(
-            ts.worker_restrictions and ts.worker_restrictions <= self.expired for ts in states
+            worker_restrictions(ts) and worker_restrictions(ts) <= self.expired for ts in states
         ):
             # the new tasks reach no-worker once this update is done
             scheduler.loop.add_callback(self._fail_expired)
@@ -157,7 +167,8 @@ class RankKeeper(SchedulerPlugin):
         if finish != "no-worker" or not self.expired or self._fail_pending:
             return
         ts = self.scheduler.tasks.get(key)
-        if ts is not None and ts.worker_restrictions and ts.worker_restrictions <= self.expired:
+        pinned = worker_restrictions(ts) if ts is not None else None
+        if pinned and pinned <= self.expired:
             self._fail_pending = True
             self.scheduler.loop.add_callback(self._fail_expired)  # not inside a transition
 
@@ -169,7 +180,7 @@ class RankKeeper(SchedulerPlugin):
         replacement can take such a rank over, so waiting would be forever.
         """
         for ts in states:
-            for address in ts.worker_restrictions or ():
+            for address in worker_restrictions(ts) or ():
                 if address in self.expired or address in scheduler.workers:
                     continue
                 if address in self.names or address in self.dead or address in self.replaced:
@@ -199,9 +210,9 @@ class RankKeeper(SchedulerPlugin):
         if not replaced:
             return
         for ts in states:
-            restrictions = ts.worker_restrictions
+            restrictions = worker_restrictions(ts)
             if restrictions and not restrictions.isdisjoint(replaced):
-                ts.worker_restrictions = {replaced.get(a, a) for a in restrictions}
+                set_worker_restrictions(ts, {replaced.get(a, a) for a in restrictions})
 
     def _expire(self, worker: str) -> None:
         if worker in self.replaced or worker in self.names:
@@ -225,9 +236,9 @@ class RankKeeper(SchedulerPlugin):
         scheduler = self.scheduler
         recommendations: dict = {}
         stimulus_id = f"dndask-lost-worker-{uuid.uuid4().hex}"
-        for ts in list(scheduler.unrunnable):
-            restrictions = ts.worker_restrictions
-            if not restrictions or ts.loose_restrictions or not which(ts.key):
+        for ts in unrunnable(scheduler):
+            restrictions = worker_restrictions(ts)
+            if not restrictions or is_loose(ts) or not which(ts.key):
                 continue
             if any(a in scheduler.workers for a in restrictions):
                 continue
@@ -235,13 +246,9 @@ class RankKeeper(SchedulerPlugin):
                 continue
             address = sorted(restrictions)[0]
             exc = RuntimeError(message(ts.key, address, self.dead.get(address)))
-            recommendations.update(
-                scheduler.transition(
-                    ts.key, "erred", stimulus_id, exception=pickle.dumps(exc), cause=ts.key
-                )
-            )
+            recommendations.update(err_task(scheduler, ts.key, exc, stimulus_id))
         if recommendations:
-            scheduler.transitions(recommendations, stimulus_id)
+            transitions(scheduler, recommendations, stimulus_id)
 
 
 def _rank_bound_message(key, address: str, name) -> str:
