@@ -461,7 +461,7 @@ def test_per_rank_data_on_a_lost_worker_is_a_clear_error(lost):
 
 
 @pytest.mark.timeout(240)
-def test_driver_data_on_a_lost_worker_is_a_clear_error(lost):
+def test_driver_data_on_a_lost_worker_is_a_clear_error(lost, tmp_path):
     comm = lost.comm()
     a = ht.array(np.arange(12.0).reshape(6, 2), split=0, comm=comm)
     victim = comm.workers[2]
@@ -472,6 +472,9 @@ def test_driver_data_on_a_lost_worker_is_a_clear_error(lost):
         a.numpy()
     with pytest.raises(RuntimeError, match=message):
         (a * 2).persist()
+    with pytest.raises(RuntimeError, match=message):  # a save runs through the same path
+        ht.save_hdf5(a, tmp_path / "x.h5", "x")
+    assert os.listdir(tmp_path) == []
     lost.healed(victim)
 
 
