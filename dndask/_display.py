@@ -36,9 +36,13 @@ def in_memory(a) -> bool:
     >>> in_memory(a), in_memory(a.persist())
     (False, True)
     """
-    graph = a.to_dask().__dask_graph__()
+    x = a.to_dask()
+    graph = x.__dask_graph__()
+    if graph.dependencies.get(x.name):  # a layer with inputs holds tasks, not results
+        return False
+    layer = graph.layers[x.name]
     for key in a._chunk_keys():
-        node = graph.get(key)
+        node = layer.get(key)
         if not (isinstance(node, distributed.Future) and node.status == "finished"):
             return False
     return True
