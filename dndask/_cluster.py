@@ -16,10 +16,10 @@ import threading
 
 import distributed
 
-from . import _launch, _recovery
+from . import _launch, _mpi, _recovery
 from ._compat import NannyKeepingCluster
 
-__all__ = ["current_client", "init", "shutdown"]
+__all__ = ["current_client", "init", "on_shutdown", "shutdown"]
 
 _DEFAULT_WORKERS = 4
 _lock = threading.RLock()
@@ -27,6 +27,16 @@ _client: distributed.Client | None = None
 _cluster: distributed.LocalCluster | None = None
 _owns_client = False
 _in_mpi_job = False  # the client leads an MPI job: closing it ends the whole job's cluster
+_shutdown_hooks: list = []  # called under the lock when the cluster goes (layers above register)
+
+
+def on_shutdown(hook) -> None:
+    """Call ``hook()`` whenever :func:`shutdown` forgets the cluster.
+
+    The layers above register here (``_comm`` forgets its default comm), so this module
+    never imports them.
+    """
+    _shutdown_hooks.append(hook)
 
 
 def _default_workers() -> int:
@@ -141,8 +151,6 @@ def init(
                 address=address, scheduler_file=scheduler_file, security=security
             )
         elif mpi:
-            from . import _mpi
-
             options = {"interface": interface or os.environ.get("DNDASK_INTERFACE") or None}
             client = _mpi.start(gpu=gpu, tls=tls, **options, **cluster_kwargs)
         else:
@@ -252,15 +260,12 @@ def shutdown() -> None:
     >>> ht.shutdown()
     """
     global _client, _cluster, _owns_client, _in_mpi_job
-    from . import _comm
-
     with _lock:
         client, cluster, owned, in_mpi = _client, _cluster, _owns_client, _in_mpi_job
         _client, _cluster, _owns_client, _in_mpi_job = None, None, False, False
-        _comm.reset_default()
+        for hook in _shutdown_hooks:
+            hook()
         if owned and client is not None and in_mpi:
-            from . import _mpi
-
             _mpi.shutdown(client)
         elif owned and client is not None:
             client.close()
