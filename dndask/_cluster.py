@@ -15,9 +15,9 @@ import sys
 import threading
 
 import distributed
-from distributed.deploy.cluster import Cluster
 
 from . import _launch, _mpi, _recovery
+from ._compat import NannyKeepingCluster
 
 __all__ = ["current_client", "init", "on_shutdown", "shutdown"]
 
@@ -161,7 +161,7 @@ def init(
         return client
 
 
-class LoopbackCluster(distributed.LocalCluster):
+class LoopbackCluster(NannyKeepingCluster):
     """``LocalCluster`` whose nannies are never closed while they restart a worker.
 
     When a worker is removed, ``SpecCluster`` arms a timer
@@ -173,13 +173,9 @@ class LoopbackCluster(distributed.LocalCluster):
     has no worker for good. This cluster's nannies run in the driver's
     process and restart their own worker, so nothing needs the hard close;
     how long a rank waits for its replacement is dndask's own
-    ``$DNDASK_LOST_WORKER_TIMEOUT``.
+    ``$DNDASK_LOST_WORKER_TIMEOUT``. (The override of SpecCluster's private
+    method is :class:`dndask._compat.NannyKeepingCluster`.)
     """
-
-    def _update_worker_status(self, op, msg):
-        if op == "remove":  # the bookkeeping only, without SpecCluster's close timer
-            return Cluster._update_worker_status(self, op, msg)
-        return super()._update_worker_status(op, msg)
 
 
 def _start_local(n_workers, gpu: bool, tls: bool, cluster_kwargs: dict):

@@ -23,6 +23,7 @@ import torch
 from . import _comm, _compute, _distribution, _layout, _repr, _types
 from ._abc import DistributedArray
 from ._comm import Comm
+from ._compat import new_array
 from ._graph import block_index
 from ._torch import to_torch
 
@@ -270,7 +271,7 @@ class DNDarray(DistributedArray):
         leave the original untouched.
         """
         x = self._array
-        out = DNDarray(da.Array(x.dask, x.name, x.chunks, meta=x._meta), self._split, self._comm)
+        out = DNDarray(new_array(x.dask, x.name, x.chunks, x), self._split, self._comm)
         out._hints = dict(self._hints)
         return out
 

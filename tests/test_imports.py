@@ -208,6 +208,7 @@ def test_the_array_core_imports_only_lower_layers():
     assert below <= {
         "dndask._abc",
         "dndask._cluster",
+        "dndask._compat",
         "dndask._comm",
         "dndask._compute",
         "dndask._distribution",
