@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import torch
 
-from .. import _comm, _dndarray
+from .. import _comm, _dndarray, _layout
 from . import _checks, _files, _tasks
 
 # Largest zarr chunk dndask aims for when it picks the store's chunking.
@@ -212,7 +212,7 @@ def save_zarr(a, path, component=None, mode="w-", dims=None) -> None:
     _checks.check_dndarray(a)
     _checks.check_name(component, "component", optional=True)
     if dims is not None:
-        dims = _checks.check_dims(dims, a.ndim)
+        dims = _layout.normalize_dims(dims, a.ndim, strings=True)
     target, tmp = _tasks.prepare(a, path, mode, "save_zarr", "zarr")
     a, chunks = _zarr_layout(a)
     plan = _tasks.WritePlan(a, "save-zarr")
