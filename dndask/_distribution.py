@@ -155,6 +155,8 @@ def relayout_graph(
     check_method(method)
     shape = tuple(int(s) for s in x.shape)
     plan = _layout.plan_relayout(shape, src, dst)
+    if plan.is_identity:
+        return x, {}
     between_axes = None not in (src.split, dst.split) and src.split != dst.split
     size = src.size
     if between_axes and (method == "p2p" or (method is None and size * size > p2p_threshold())):
