@@ -65,4 +65,3 @@ def check_loadable(dtype: str, what: str) -> np.dtype:
     if dtype.kind not in "biufc":
         raise TypeError(f"{what} has dtype {dtype}; only boolean and numeric data loads")
     return dtype
-
