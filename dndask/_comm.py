@@ -16,7 +16,8 @@ from collections.abc import Iterator, Sequence
 
 import distributed
 
-from . import _cluster, _launch, _layout
+from . import _cluster, _launch, _layout, _repr
+from ._compat import scheduler_workers
 
 __all__ = ["Comm", "get_comm", "use_comm"]
 
@@ -40,7 +41,7 @@ def live_workers(client: distributed.Client) -> dict[str, dict]:
     cache that the client's periodic refresh (which asks for no workers) can
     overwrite between the query and the read, so it sometimes lists none.
     """
-    return client.sync(client.scheduler.identity, n_workers=-1)["workers"]
+    return scheduler_workers(client)
 
 
 def _worker_order(info: dict) -> list[str]:
@@ -159,6 +160,20 @@ class Comm:
     def __repr__(self) -> str:
         return f"Comm(size={self.size}, workers={list(self._workers)})"
 
+    @property
+    def dashboard_link(self) -> str | None:
+        """The cluster dashboard's address; ``None`` without a live client or a dashboard."""
+        client = self._client
+        if client is None or client.status != "running":
+            return None
+        try:
+            return client.dashboard_link or None
+        except KeyError:  # a scheduler without the dashboard service
+            return None
+
+    def _repr_html_(self) -> str:
+        return _repr.comm_html(self._workers, self.dashboard_link)
+
     def __reduce__(self):
         return (Comm, (self._workers,))
 
@@ -195,6 +210,9 @@ def use_comm(comm: Comm | None) -> None:
 def reset_default() -> None:
     """Forget the default comm (the cluster changed)."""
     use_comm(None)
+
+
+_cluster.on_shutdown(reset_default)
 
 
 def sanitize_comm(comm: object) -> Comm:

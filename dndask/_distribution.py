@@ -17,29 +17,16 @@ from typing import NamedTuple
 
 import dask.array as da
 import numpy as np
-from dask._task_spec import Task, TaskRef
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from . import _layout
+from ._compat import SliceTask, TaskRef, new_array
 from ._graph import block_index, empty
 
 # Above this many pieces, resplit_ hands the work to Dask's p2p rechunk.
 _P2P_ENV = "DNDASK_P2P_THRESHOLD"
 _P2P_DEFAULT = 64 * 64
-
-
-class SliceTask(Task):
-    """A slicing task that Dask must not fuse into its consumer.
-
-    The slice runs on the rank that holds the source chunk (it is pinned
-    there), so only the slice travels. Linear fusion would merge it into the
-    consumer on the target rank, which would then fetch the whole chunk.
-    """
-
-    @property
-    def block_fusion(self) -> bool:
-        return True
 
 
 def _concat(parts: list[np.ndarray], axis: int) -> np.ndarray:
@@ -85,7 +72,7 @@ def build(
         else:
             dsk[out_key] = (_concat, keys, plan.axis)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
-    return da.Array(graph, name, out_chunks, meta=x._meta), task_ranks
+    return new_array(graph, name, out_chunks, x), task_ranks
 
 
 class _Chunks(NamedTuple):

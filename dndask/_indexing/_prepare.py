@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import dask.array as da
 import numpy as np
-from dask._task_spec import Task, TaskRef
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from .. import _compute
+from .._compat import Task, TaskRef, new_array
 from .._distribution import relayout
 from .._graph import meta_of
 from .._layout import Distribution
@@ -92,7 +91,7 @@ def _true_table(mask, axis: int | None) -> np.ndarray:
         table[key] = mask.comm.workers[r]
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[mask.to_dask()])
     chunks = ((1,) * len(keys), *((n,) for n in prefix))
-    counts = da.Array(graph, name, chunks, meta=meta_of(np.dtype(np.int64), len(chunks)))
+    counts = new_array(graph, name, chunks, meta_of(np.dtype(np.int64), len(chunks)))
     return _compute.compute(counts, mask.comm.client, table)
 
 

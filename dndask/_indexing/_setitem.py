@@ -21,10 +21,10 @@ from __future__ import annotations
 import dask.array as da
 import numpy as np
 import torch
-from dask._task_spec import Alias, Task, TaskRef
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
+from .._compat import Alias, Task, TaskRef, new_array
 from .._graph import block_index, chunk_key
 from .._torch import from_torch
 from ._graph import fetch_into, no_mask
@@ -164,4 +164,4 @@ def _build_set(a, norm: Key, plan: SetPlan, value, mask) -> tuple[da.Array, dict
         deps.append(mask.array.to_dask())
         task_ranks = {**mask.array._task_ranks, **task_ranks}
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=deps)
-    return da.Array(graph, name, x.chunks, meta=x._meta), task_ranks
+    return new_array(graph, name, x.chunks, x), task_ranks

@@ -12,13 +12,12 @@ import math
 import operator
 from collections.abc import Callable
 
-import dask.array as da
 import numpy as np
-from dask._task_spec import List, Task, TaskRef
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _distribution, _dndarray, _graph, _layout
+from .. import _dndarray, _graph, _layout
+from .._compat import List, SliceTask, Task, TaskRef, new_array
 from .._distribution import relayout
 from .._layout import Distribution
 from ._plan import Layout, Need, ProductSpec, plan_product
@@ -32,7 +31,7 @@ def _wrap(name: str, dsk: dict, deps: list, shape, split, counts, dtype, comm, p
     """The layer ``dsk`` as a DNDarray, with its tasks' ranks and its ``parents``' task ranks."""
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=deps)
     chunks = _layout.chunks_for(shape, split, counts)
-    x = da.Array(graph, name, chunks, meta=_graph.meta_of(dtype, len(shape)))
+    x = new_array(graph, name, chunks, _graph.meta_of(dtype, len(shape)))
     out = _dndarray.from_dask(x, split, comm, parents=parents)
     out._task_ranks.update(task_ranks)
     return out
@@ -135,7 +134,7 @@ def _inner_graph(name, fn, a, b, plan, out_shape, dtype, size):
         for r, partial in partials.items():
             piece = (f"{name}-piece", r, c)
             # sliced where the partial is, so only this block travels to rank c
-            dsk[piece] = _distribution.SliceTask(piece, operator.getitem, TaskRef(partial), index)
+            dsk[piece] = SliceTask(piece, operator.getitem, TaskRef(partial), index)
             task_ranks[piece] = r
             pieces.append(TaskRef(piece))
         dsk[key] = Task(key, _sum_parts, List(*pieces), dtype)
