@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import dask.array as da
 import numpy as np
 
-from dndask import _distribution, _layout
+from dndask import _comm, _distribution, _layout
+from dndask._layout import Distribution
 
 from . import workloads
 
@@ -71,13 +72,19 @@ def graph_point(
     x = da.zeros((rows, COLS), chunks=(counts, COLS), dtype=np.float32)
     skewed = workloads.skewed_counts(rows, ranks)
     dst = _layout.chunks_for(x.shape, 1, _layout.balanced_counts(COLS, ranks))
-    red = timed_graph(lambda: _distribution.redistribute(x, 0, counts, skewed)[0], x, repeats)
-    resplit = timed_graph(lambda: _distribution.resplit(x, 0, 1, counts, ranks)[0], x, repeats)
+    # a comm is plain data until it computes: addresses that stand for P ranks
+    comm = _comm.Comm([f"tcp://rank-{r}:1" for r in range(ranks)])
+    src = Distribution(0, counts, comm)
+    to_skewed, to_cols = src.with_counts(skewed), Distribution.balanced(x.shape, 1, comm)
+
+    def relayout(dst: Distribution, method=None):
+        return _distribution.relayout_graph(x, src, dst, method)[0]
+
+    red = timed_graph(lambda: relayout(to_skewed), x, repeats)
+    resplit = timed_graph(lambda: relayout(to_cols), x, repeats)
     tasks: tuple = (None, None)
     if ranks <= tasks_max:
-        tasks = timed_graph(
-            lambda: _distribution.resplit(x, 0, 1, counts, ranks, method="tasks")[0], x, repeats
-        )
+        tasks = timed_graph(lambda: relayout(to_cols, "tasks"), x, repeats)
     p2p = timed_graph(lambda: x.rechunk(dst, method="p2p"), x, repeats)
     return GraphPoint(ranks, *red, *resplit, *tasks, *p2p)
 

@@ -26,7 +26,7 @@ class Placement:
     """Scheduler-side annotation: the worker each key in the table must run on.
 
     The table holds the chunk keys and the dndask-made tasks upstream of them
-    (see ``DNDarray._lineage``); other keys, such as Dask's own intermediate
+    (see ``DNDarray._task_ranks``); other keys, such as Dask's own intermediate
     tasks, are left free, so Dask places them next to their inputs.
     """
 

@@ -1,6 +1,6 @@
-"""Execution of layout plans: redistribution and resplit as Dask task graphs.
+"""Execution of layout plans: :func:`relayout`, every change of distribution as a Dask graph.
 
-The plans come from :mod:`dndask._layout`; this module only turns them into
+The plans come from :func:`dndask._layout.plan_relayout`; this module only turns them into
 graphs. Each output chunk is assembled from slices of input chunks, so data
 moves worker to worker when the graph runs, never through the driver. A
 piece that is a whole input chunk is referenced directly (no copy task), and
@@ -9,9 +9,11 @@ an output made of one such piece is an alias of it.
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import dask.array as da
 import numpy as np
@@ -20,87 +22,63 @@ from dask.highlevelgraph import HighLevelGraph
 
 from . import _layout
 from ._compat import SliceTask, TaskRef, new_array
-from ._graph import block_index
+from ._graph import block_index, empty
 
 # Above this many pieces, resplit_ hands the work to Dask's p2p rechunk.
 _P2P_ENV = "DNDASK_P2P_THRESHOLD"
 _P2P_DEFAULT = 64 * 64
 
 
-def _empty(lshape: list[int], dtype: np.dtype) -> np.ndarray:
-    return np.empty(tuple(lshape), dtype=dtype)
-
-
 def _concat(parts: list[np.ndarray], axis: int) -> np.ndarray:
     return np.concatenate(parts, axis=axis)
 
 
-def _assemble(
-    x: da.Array,
-    prefix: str,
-    out_chunks: tuple,
-    out_split: int | None,
-    plans: Sequence[tuple[Sequence[tuple[tuple[int, ...], tuple[slice, ...] | None, int]], int]],
+def build(
+    x: da.Array, plan: _layout.RelayoutPlan, prefix: str = "relayout", pinned: bool = True
 ) -> tuple[da.Array, dict]:
-    """Build the array whose chunk ``r`` concatenates the pieces ``plans[r]``.
+    """The graph of ``plan``: chunk ``r`` joins the pieces ``plan.pieces[r]``.
 
-    ``plans[r]`` is ``(pieces, axis)``; each piece is ``(source block index,
-    slices or None for the whole block, source rank)``, joined along ``axis``.
-    Returns the array and the rank each slicing task must run on (its
-    source's), so that only the slices travel.
+    A whole-chunk piece is referenced directly (an output made of one is an
+    alias of it); any other piece is one slicing task. Returns the array and
+    the rank each slicing task runs on (its source's, so only the slice
+    travels); ``pinned=False`` leaves them unplaced (``x``'s chunks are not ranks).
     """
-    ndim = x.ndim
-    name = f"{prefix}-{tokenize(x.name, out_chunks, out_split)}"
+    if plan.is_identity:
+        return x, {}
+    src, dst, ndim = plan.src, plan.dst, x.ndim
+    out_chunks = dst.chunks(plan.shape)
+    name = f"{prefix}-{tokenize(x.name, plan.pieces, out_chunks, dst.split)}"
     piece_name = f"{name}-piece"
     dsk: dict = {}
-    hints: dict = {}
-    for r, (pieces, axis) in enumerate(plans):
-        out_key = (name, *block_index(out_split, ndim, r))
+    task_ranks: dict = {}
+    for r, moves in enumerate(plan.pieces):
+        out_key = (name, *block_index(dst.split, ndim, r))
         keys = []
-        for j, (src_idx, slices, src_rank) in enumerate(pieces):
-            src_key = (x.name, *src_idx)
-            if slices is None:
+        for j, move in enumerate(moves):
+            src_key = (x.name, *block_index(src.split, ndim, move.src))
+            if move.index is None:
                 keys.append(src_key)
-            else:
-                key = (piece_name, r, j)
-                dsk[key] = SliceTask(key, operator.getitem, TaskRef(src_key), slices)
-                hints[key] = src_rank
-                keys.append(key)
+                continue
+            key = (piece_name, r, j)
+            dsk[key] = SliceTask(key, operator.getitem, TaskRef(src_key), move.index)
+            if pinned:
+                task_ranks[key] = move.src
+            keys.append(key)
         if not keys:
-            lshape = [c[r] if a == out_split else c[0] for a, c in enumerate(out_chunks)]
-            dsk[out_key] = (_empty, lshape, x.dtype)
+            lshape = [c[r] if a == dst.split else c[0] for a, c in enumerate(out_chunks)]
+            dsk[out_key] = (empty, lshape, x.dtype)
         elif len(keys) == 1:
             dsk[out_key] = keys[0]
         else:
-            dsk[out_key] = (_concat, keys, axis)
+            dsk[out_key] = (_concat, keys, plan.axis)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
-    return new_array(graph, name, out_chunks, x), hints
+    return new_array(graph, name, out_chunks, x), task_ranks
 
 
-def redistribute(
-    x: da.Array, split: int, src: Sequence[int], dst: Sequence[int]
-) -> tuple[da.Array, dict]:
-    """Move rows along ``split`` from ``src`` counts to ``dst`` counts.
+class _Chunks(NamedTuple):
+    """The stand-in comm of a grid whose chunks are Dask's, not ranks (only its size counts)."""
 
-    Returns the new array and the placement hints of its slicing tasks.
-    """
-    src, dst = tuple(src), tuple(dst)
-    if src == dst:
-        return x, {}
-    ndim = x.ndim
-    plans = []
-    for pieces in _layout.plan_redistribution(src, dst):
-        entries = []
-        for p in pieces:
-            slices = None
-            if not p.whole:
-                slices = tuple(
-                    slice(p.start, p.stop) if a == split else slice(None) for a in range(ndim)
-                )
-            entries.append((block_index(split, ndim, p.src), slices, p.src))
-        plans.append((entries, split))
-    out_chunks = _layout.chunks_for(x.shape, split, dst)
-    return _assemble(x, "redistribute", out_chunks, split, plans)
+    size: int
 
 
 def restore_empty_ranks(x: da.Array, split: int, counts: Sequence[int]) -> da.Array:
@@ -108,9 +86,28 @@ def restore_empty_ranks(x: da.Array, split: int, counts: Sequence[int]) -> da.Ar
 
     Dask drops zero-size chunks when it rechunks or concatenates; this puts
     the empty ranks back with a graph-only redistribution. ``x``'s chunks are
-    Dask's, not ranks, so the slices get no placement hints.
+    Dask's, not ranks, so the slices get no ranks.
     """
-    return redistribute(x, split, tuple(int(c) for c in x.chunks[split]), counts)[0]
+    shape = tuple(int(s) for s in x.shape)
+    have = tuple(int(c) for c in x.chunks[split])
+    if have == tuple(counts):
+        return x
+    # the pieces index x's chunks along ``split``; plan them as a redistribution
+    row = math.prod(s for a, s in enumerate(shape) if a != split)
+    pieces = tuple(
+        tuple(
+            _layout.Move(
+                p.src,
+                None if p.whole else _layout.along(x.ndim, split, p.start, p.stop),
+                (p.stop - p.start) * row,
+            )
+            for p in moves
+        )
+        for moves in _layout.plan_redistribution(have, counts)
+    )
+    src = _layout.Distribution(split, have, _Chunks(len(have)))
+    dst = _layout.Distribution(split, tuple(counts), _Chunks(len(counts)))
+    return build(x, _layout.RelayoutPlan(shape, src, dst, pieces, split), pinned=False)[0]
 
 
 def check_method(method: object) -> None:
@@ -131,54 +128,58 @@ def p2p_threshold() -> int:
     return value
 
 
-def resplit(
-    x: da.Array,
-    src_split: int | None,
-    dst_split: int | None,
-    src_counts: Sequence[int],
-    size: int,
-    method: str | None = None,
+def relayout_graph(
+    x: da.Array, src: _layout.Distribution, dst: _layout.Distribution, method: str | None = None
 ) -> tuple[da.Array, dict]:
-    """Change the split axis; the new axis is balanced by Heat's rule.
+    """The graph laying ``x`` (laid out as ``src``) out as ``dst``, and its tasks' ranks.
 
-    ``method`` is ``"tasks"`` (one slice task per pair of ranks; keeps every
-    chunk where dndask places it), ``"p2p"`` (Dask's peer-to-peer rechunk;
-    a graph linear in ranks but placement left to Dask) or ``None`` to pick
-    ``"p2p"`` above :func:`p2p_threshold` pieces. Gathering to ``None`` and
-    slicing a ``split=None`` array always use tasks (one piece per rank). Returns the new array and
-    the placement hints of its slicing tasks.
+    ``method`` only matters for a change between two split axes: ``"tasks"``
+    (one slice task per pair of ranks; every chunk stays where dndask places
+    it), ``"p2p"`` (Dask's peer-to-peer rechunk; a graph linear in ranks but
+    placement left to Dask) or ``None`` to pick ``"p2p"`` above
+    :func:`p2p_threshold` pieces.
     """
     check_method(method)
-    ndim, shape = x.ndim, x.shape
-    if dst_split is None:
-        out_chunks = _layout.chunks_for(shape, None, None)
-        if src_split is None:
-            return x, {}
-        entries = [
-            (block_index(src_split, ndim, s), None, s) for s, c in enumerate(src_counts) if c
-        ]
-        return _assemble(x, "resplit", out_chunks, None, [(entries, src_split)])
-    dst_counts = _layout.balanced_counts(shape[dst_split], size)
-    out_chunks = _layout.chunks_for(shape, dst_split, dst_counts)
-    if src_split is None:
-        sources = [((0,) * ndim, 0)]
-        concat_axis = 0
-    else:
-        sources = [(block_index(src_split, ndim, s), s) for s, c in enumerate(src_counts) if c]
-        concat_axis = src_split
-        if method == "p2p" or (method is None and size * size > p2p_threshold()):
-            # Dask drops the empty chunks of empty ranks (all of them without elements).
-            y = x.rechunk(out_chunks, method="p2p")
-            return restore_empty_ranks(y, dst_split, dst_counts), {}
-    plans = []
-    for start, count in zip(_layout.displacements(dst_counts), dst_counts, strict=True):
-        entries = []
-        if count:
-            for src_idx, src_rank in sources:
-                slices = tuple(
-                    slice(start, start + count) if a == dst_split else slice(None)
-                    for a in range(ndim)
-                )
-                entries.append((src_idx, slices, src_rank))
-        plans.append((entries, concat_axis))
-    return _assemble(x, "resplit", out_chunks, dst_split, plans)
+    shape = tuple(int(s) for s in x.shape)
+    plan = _layout.plan_relayout(shape, src, dst)
+    if plan.is_identity:
+        return x, {}
+    between_axes = None not in (src.split, dst.split) and src.split != dst.split
+    size = src.size
+    if between_axes and (method == "p2p" or (method is None and size * size > p2p_threshold())):
+        # Dask drops the empty chunks of empty ranks (all of them without elements).
+        y = x.rechunk(dst.chunks(shape), method="p2p")
+        return restore_empty_ranks(y, dst.split, dst.counts), {}
+    return build(x, plan)
+
+
+def relayout_(array, dst: _layout.Distribution, method: str | None = None):
+    """Lay the DNDarray ``array`` out as ``dst`` in place (a new graph); returns ``array``.
+
+    The one way dndask changes a distribution: redistribution, resplit,
+    operand alignment, products and manipulations all come here. Lazy: data
+    moves (worker to worker, straight into ``dst``) when the array is computed.
+    """
+    src = array.distribution
+    if dst == src:
+        return array
+    x, task_ranks = relayout_graph(array.to_dask(), src, dst, method)
+    return array._set(x, dst.split, task_ranks)
+
+
+def relayout(array, dst: _layout.Distribution, method: str | None = None):
+    """``array`` laid out as ``dst``: a new DNDarray (``array`` itself if it already is).
+
+    Out-of-place :func:`relayout_`. ``dst`` must be on ``array``'s comm and
+    fit its shape.
+
+    >>> import dndask as ht
+    >>> from dndask._layout import Distribution
+    >>> a = ht.arange(12, split=0, comm=ht.get_comm().subcomm([0, 1, 2]))
+    >>> b = relayout(a, Distribution(0, (0, 2, 10), a.comm))
+    >>> b.lshape_map[:, 0].tolist(), b.numpy().tolist() == list(range(12))
+    ([0, 2, 10], True)
+    """
+    if dst == array.distribution:
+        return array
+    return relayout_(array.copy(), dst, method)

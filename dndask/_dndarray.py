@@ -123,14 +123,10 @@ class DNDarray(DistributedArray):
         if not isinstance(comm, Comm):
             raise TypeError(f"`comm` must be a dndask.Comm, got {type(comm).__name__}")
         split = _layout.normalize_axis(split, array.ndim, "split")
-        if any(np.isnan(c) for dim in array.chunks for c in dim):
-            raise ValueError("`array` must have known chunk sizes")
-        _layout.counts_from_chunks(array.chunks, split, comm.size)
         self._array = array
-        self._split = split
-        self._comm = comm
-        # rank of every dndask-made task upstream of the chunks (see _lineage)
-        self._hints: dict = {}
+        self._distribution = _layout.Distribution.of_chunks(array.chunks, split, comm)
+        # the rank of each chunk key and of every dndask-made task upstream of them
+        self._task_ranks: dict = self._chunk_ranks()
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -165,14 +161,23 @@ class DNDarray(DistributedArray):
         return self._array.dtype
 
     @property
+    def distribution(self) -> _layout.Distribution:
+        """The split, the rows per rank along it and the comm, as one frozen value."""
+        return self._distribution
+
+    @property
     def split(self) -> int | None:
         """The distributed axis, or ``None`` if every rank holds the whole array."""
-        return self._split
+        return self._distribution.split
+
+    _split = split
 
     @property
     def comm(self) -> Comm:
         """The ranks this array is distributed over."""
-        return self._comm
+        return self._distribution.comm
+
+    _comm = comm
 
     @property
     def device(self) -> Device:
@@ -180,14 +185,12 @@ class DNDarray(DistributedArray):
         return cpu
 
     def _counts(self) -> tuple[int, ...]:
-        return _layout.counts_from_chunks(self._array.chunks, self._split, self._comm.size)
+        return self._distribution.counts
 
     @property
     def lshape_map(self) -> LshapeMap:
         """A fresh ``(size, ndim)`` int64 tensor of every rank's local shape (no communication)."""
-        return LshapeMap.of(
-            _layout.lshape_map_from_counts(self.shape, self._split, self._counts(), self._comm.size)
-        )
+        return LshapeMap.of(self._distribution.lshape_map(self.shape))
 
     @property
     def lshape(self) -> tuple[int, ...]:
@@ -214,9 +217,7 @@ class DNDarray(DistributedArray):
     @property
     def balanced(self) -> bool:
         """Whether the distribution is Heat's balanced one (read off the chunks, always known)."""
-        if self._split is None:
-            return True
-        return self._counts() == _layout.balanced_counts(self.shape[self._split], self._comm.size)
+        return self._distribution.is_balanced(self.shape)
 
     def is_balanced(self, force_check: bool = False) -> bool:
         """Whether the array is balanced; ``force_check`` is accepted for Heat compatibility."""
@@ -242,28 +243,26 @@ class DNDarray(DistributedArray):
         block = self._array.blocks[block_index(self._split, self.ndim, 0)]
         return to_torch(_compute.compute(block, self._comm.client, {}))
 
-    def _lineage(self) -> dict:
-        """The rank of each chunk key, and of every upstream dndask task not yet computed.
+    def _chunk_ranks(self) -> dict:
+        """The rank of each chunk key (``_task_ranks`` adds the tasks upstream of them).
 
-        Persisting pins these tasks to their rank's worker, so chains of
-        per-rank work and the slices of a redistribution run where their
-        data lives, as Heat's SPMD ranks would.
+        Persisting pins the tasks of ``_task_ranks`` to their rank's worker,
+        so chains of per-rank work and the slices of a relayout run where
+        their data lives, as Heat's SPMD ranks would.
         """
-        out = dict(self._hints)
-        for r, key in enumerate(self._chunk_keys()):
-            out[key] = r
-        return out
+        return {key: r for r, key in enumerate(self._chunk_keys())}
 
     # ------------------------------------------------------------ state changes
-    def _set(self, array: da.Array, split: int | None, hints: dict | None = None) -> DNDarray:
+    def _set(self, array: da.Array, split: int | None, task_ranks: dict | None = None) -> DNDarray:
         """Swap in a new graph and split after every check has passed.
 
-        ``hints`` are the ranks of the tasks the new graph adds; ``None``
-        means the graph is already in memory and forgets its lineage.
+        ``task_ranks`` are the ranks of the tasks the new graph adds; ``None``
+        means the graph is already in memory and forgets its upstream tasks.
         """
-        _layout.counts_from_chunks(array.chunks, split, self._comm.size)
-        lineage = {} if hints is None else {**self._lineage(), **hints}
-        self._array, self._split, self._hints = array, split, lineage
+        distribution = _layout.Distribution.of_chunks(array.chunks, split, self._comm)
+        upstream = {} if task_ranks is None else {**self._task_ranks, **task_ranks}
+        self._array, self._distribution = array, distribution
+        self._task_ranks = {**upstream, **self._chunk_ranks()}
         return self
 
     def copy(self) -> DNDarray:
@@ -274,7 +273,7 @@ class DNDarray(DistributedArray):
         """
         x = self._array
         out = DNDarray(new_array(x.dask, x.name, x.chunks, x), self._split, self._comm)
-        out._hints = dict(self._hints)
+        out._task_ranks = dict(self._task_ranks)
         return out
 
     def redistribute_(self, lshape_map=None, target_map=None) -> DNDarray:
@@ -320,11 +319,11 @@ class DNDarray(DistributedArray):
                     f"along axis {split}, got {list(given)}"
                 )
         if target_map is None:
-            target = _layout.balanced_counts(shape[split], size)
+            target = _layout.Distribution.balanced(shape, split, self._comm)
         else:
-            target = _layout.validate_map(target_map, shape, split, size, "target_map")
-        array, hints = _distribution.redistribute(self._array, split, self._counts(), target)
-        return self._set(array, split, hints)
+            counts = _layout.validate_map(target_map, shape, split, size, "target_map")
+            target = self._distribution.with_counts(counts)
+        return _distribution.relayout_(self, target)
 
     def redistribute(self, lshape_map=None, target_map=None) -> DNDarray:
         """Out-of-place :meth:`redistribute_`: a redistributed copy."""
@@ -362,12 +361,8 @@ class DNDarray(DistributedArray):
         _distribution.check_method(method)
         if axis == self._split:
             return self
-        if self._comm.size == 1:
-            return self._set(self._array, axis, {})
-        array, hints = _distribution.resplit(
-            self._array, self._split, axis, self._counts(), self._comm.size, method
-        )
-        return self._set(array, axis, hints)
+        target = _layout.Distribution.balanced(self.shape, axis, self._comm)
+        return _distribution.relayout_(self, target, method)
 
     def resplit(self, axis: int | None = None, *, method: str | None = None) -> DNDarray:
         """Out-of-place :meth:`resplit_`."""
@@ -376,7 +371,7 @@ class DNDarray(DistributedArray):
     # --------------------------------------------------------------- execution
     def _placement(self) -> dict:
         workers = self._comm.workers
-        return {key: workers[r] for key, r in self._lineage().items()}
+        return {key: workers[r] for key, r in self._task_ranks.items()}
 
     def persist_(self, replicate: int = 1) -> DNDarray:
         """Compute now, keeping chunk ``r`` in ``comm.workers[r]``'s memory; returns ``self``.
@@ -524,8 +519,8 @@ def from_dask(
 ) -> DNDarray:
     """Wrap a Dask array, rechunking it to the balanced layout if it does not conform.
 
-    ``parents`` are the DNDarrays it was computed from; their lineage is kept
-    so that persisting runs their tasks on their ranks.
+    ``parents`` are the DNDarrays it was computed from; their task ranks are
+    kept so that persisting runs their tasks on their ranks.
     """
     split = _layout.normalize_axis(split, array.ndim, "split")
     if any(np.isnan(c) for dim in array.chunks for c in dim):
@@ -533,9 +528,11 @@ def from_dask(
     if not _layout.conforms(array.chunks, split, comm.size):
         array = _conform(array, split, comm.size)
     out = DNDarray(array, split, comm)
+    upstream = {}
     for parent in parents:
         if parent.comm == comm:
-            out._hints.update(parent._lineage())
+            upstream.update(parent._task_ranks)
+    out._task_ranks = {**upstream, **out._task_ranks}
     return out
 
 

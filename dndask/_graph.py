@@ -19,6 +19,16 @@ def block_index(split: int | None, ndim: int, rank: int) -> tuple[int, ...]:
     return tuple(rank if axis == split else 0 for axis in range(ndim))
 
 
+def chunk_key(x: da.Array, split: int | None, rank: int) -> tuple:
+    """The Dask key of ``rank``'s chunk of ``x`` split along ``split`` (rank 0's for ``None``)."""
+    return (x.name, *block_index(split, x.ndim, 0 if split is None else rank))
+
+
+def empty(lshape, dtype: np.dtype) -> np.ndarray:
+    """An empty chunk of ``lshape``: the chunk of a rank without rows (a task function)."""
+    return np.empty(tuple(lshape), dtype=dtype)
+
+
 def meta_of(dtype: np.dtype, ndim: int) -> np.ndarray:
     """An empty numpy array standing for a chunk's type."""
     return np.empty((0,) * ndim, dtype=dtype)

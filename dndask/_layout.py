@@ -11,13 +11,17 @@ Vocabulary (Heat's):
 - ``split``: the axis an array is distributed along, or ``None``.
 - ``counts``: rows per rank along ``split``; ``displs``: their offsets.
 - ``lshape_map``: one row per rank holding that rank's local shape.
+- :class:`Distribution`: the split, the counts and the comm of one array, as one
+  value; :func:`plan_relayout` plans every change from one distribution to another.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -92,6 +96,31 @@ def normalize_shape(shape: object, name: str = "shape") -> Shape:
             raise ValueError(f"`{name}` must hold non-negative ints, got {tuple(items)}")
         out.append(int(item))
     return tuple(out)
+
+
+def normalize_dims(dims: object, ndim: int, *, strings: bool = False) -> tuple:
+    """Dimension names for ``ndim`` axes: ``dims`` checked, or xarray's ``dim_0, dim_1, ...``.
+
+    ``strings=True`` (names written to a file) also requires non-empty strings.
+
+    >>> normalize_dims(None, 2)
+    ('dim_0', 'dim_1')
+    >>> normalize_dims("time", 1, strings=True)
+    ('time',)
+    """
+    if dims is None:
+        return tuple(f"dim_{i}" for i in range(ndim))
+    if isinstance(dims, str):
+        dims = (dims,)
+    dims = tuple(dims)
+    if strings:
+        if len(dims) != ndim or not all(isinstance(d, str) and d for d in dims):
+            raise ValueError(f"`dims` must be {ndim} dimension names, got {dims!r}")
+    elif len(dims) != ndim:
+        raise ValueError(f"`dims` must name {ndim} dimensions, got {len(dims)}: {dims!r}")
+    if len(set(dims)) != ndim:
+        raise ValueError(f"`dims` must not repeat a name, got {dims!r}")
+    return dims
 
 
 def balanced_counts(n: int, size: int) -> Counts:
@@ -222,6 +251,115 @@ def conforms(chunks: tuple, split: int | None, size: int) -> bool:
     return not any(np.isnan(c) for dim in chunks for c in dim)
 
 
+class Ranks(Protocol):
+    """What a :class:`Distribution` needs of its comm: the number of ranks (and equality)."""
+
+    @property
+    def size(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """How an array's rows are spread over ranks: ``split``, ``counts`` and ``comm``, one value.
+
+    ``counts[r]`` is rank ``r``'s number of rows along ``split``; a ``split=None``
+    array has ``counts == ()`` (rank 0's one chunk holds it whole). Two arrays
+    are laid out alike exactly when their distributions are equal. The value
+    is checked on construction; :meth:`check` also checks it against a shape.
+
+    >>> from dndask._comm import Comm
+    >>> comm = Comm(["tcp://a:1", "tcp://b:1", "tcp://c:1"])
+    >>> d = Distribution.balanced((7, 4), 0, comm)
+    >>> d.counts, d.displs
+    ((3, 2, 2), (0, 3, 5))
+    >>> d == Distribution(0, [3, 2, 2], comm)
+    True
+    >>> Distribution(None, (), comm).counts
+    ()
+    """
+
+    split: int | None
+    counts: Counts
+    comm: Ranks
+
+    def __post_init__(self) -> None:
+        size = self.comm.size
+        counts = tuple(self.counts)
+        for c in counts:
+            if isinstance(c, bool) or not isinstance(c, numbers.Integral):
+                raise TypeError(f"`counts` must hold ints, got {type(c).__name__}")
+        counts = tuple(int(c) for c in counts)
+        if self.split is None:
+            if counts:
+                raise ValueError(f"`counts` must be () for split=None, got {counts}")
+        else:
+            if isinstance(self.split, bool) or not isinstance(self.split, numbers.Integral):
+                raise TypeError(f"`split` must be None or an int, got {type(self.split).__name__}")
+            if len(counts) != size:
+                raise ValueError(f"`counts` must have one entry per rank ({size}), got {counts}")
+            if any(c < 0 for c in counts):
+                bad = next(r for r, c in enumerate(counts) if c < 0)
+                raise ValueError(f"`counts` must be non-negative, got {counts[bad]} for rank {bad}")
+            object.__setattr__(self, "split", int(self.split))
+        object.__setattr__(self, "counts", counts)
+
+    @classmethod
+    def balanced(cls, shape: Shape, split: int | None, comm: Ranks) -> Distribution:
+        """Heat's balanced distribution of ``shape`` along ``split``."""
+        if split is None:
+            return cls(None, (), comm)
+        return cls(split, balanced_counts(shape[split], comm.size), comm)
+
+    @classmethod
+    def of_chunks(cls, chunks: tuple, split: int | None, comm: Ranks) -> Distribution:
+        """The distribution a Dask chunk grid stands for, checking the DNDarray invariant."""
+        if any(math.isnan(c) for dim in chunks for c in dim):
+            raise ValueError("`array` must have known chunk sizes")
+        return cls(split, counts_from_chunks(chunks, split, comm.size), comm)
+
+    @property
+    def size(self) -> int:
+        """Number of ranks."""
+        return self.comm.size
+
+    @property
+    def displs(self) -> Counts:
+        """Offset of each rank's first row along ``split`` (``()`` for ``split=None``)."""
+        return displacements(self.counts)
+
+    def check(self, shape: Shape) -> Distribution:
+        """``self``, after checking that it can lay out an array of ``shape``."""
+        ndim = len(shape)
+        if self.split is not None:
+            if not 0 <= self.split < ndim:
+                raise ValueError(
+                    f"`split` must be in [0, {ndim - 1}] for a {ndim}-dimensional array, "
+                    f"got {self.split}"
+                )
+            total = sum(self.counts)
+            if total != shape[self.split]:
+                raise ValueError(
+                    f"`counts` must sum to {shape[self.split]} along axis {self.split}, got {total}"
+                )
+        return self
+
+    def is_balanced(self, shape: Shape) -> bool:
+        """Whether this is Heat's balanced distribution of ``shape``."""
+        return self == Distribution.balanced(shape, self.split, self.comm)
+
+    def chunks(self, shape: Shape) -> tuple:
+        """The Dask chunks of an array of ``shape`` laid out like this."""
+        return chunks_for(shape, self.split, self.counts)
+
+    def lshape_map(self, shape: Shape) -> np.ndarray:
+        """The ``(size, ndim)`` int64 table of local shapes."""
+        return lshape_map_from_counts(shape, self.split, self.counts, self.size)
+
+    def with_counts(self, counts: Sequence[int]) -> Distribution:
+        """The same split and comm with other ``counts``."""
+        return Distribution(self.split, tuple(counts), self.comm)
+
+
 def _as_int_table(value: object, name: str) -> np.ndarray:
     """Turn a torch tensor or numpy array into a numpy table of Python ints, checking its type.
 
@@ -341,6 +479,116 @@ def moved_rows(src: Sequence[int], dst: Sequence[int]) -> int:
     """
     plan = plan_redistribution(src, dst)
     return sum(p.stop - p.start for r, ps in enumerate(plan) for p in ps if p.src != r)
+
+
+class Move(NamedTuple):
+    """One piece of a relayout: rows of source rank ``src``'s chunk bound for one target chunk.
+
+    ``index`` slices the source chunk (``None``: the whole chunk, no copy);
+    ``elements`` is the piece's number of elements.
+    """
+
+    src: int
+    index: tuple[slice, ...] | None
+    elements: int
+
+
+class RelayoutPlan(NamedTuple):
+    """How to lay an array out as ``dst`` instead of ``src``, as data.
+
+    ``pieces[r]`` are the moves target chunk ``r`` joins, in order, along
+    ``axis`` (one target chunk, on rank 0, when ``dst.split`` is None; a
+    ``split=None`` source is rank 0's one chunk).
+    """
+
+    shape: Shape
+    src: Distribution
+    dst: Distribution
+    pieces: tuple[tuple[Move, ...], ...]
+    axis: int
+
+    @property
+    def moved(self) -> int:
+        """Elements that change rank: the least any change from ``src`` to ``dst`` can move."""
+        return sum(m.elements for r, moves in enumerate(self.pieces) for m in moves if m.src != r)
+
+    @property
+    def is_identity(self) -> bool:
+        """Whether the array stays as it is: the same chunk grid (so every chunk stays put)."""
+        return self.src.chunks(self.shape) == self.dst.chunks(self.shape)
+
+
+def _local_shape(shape: Shape, split: int | None, rows: int) -> Shape:
+    return tuple(rows if a == split else s for a, s in enumerate(shape))
+
+
+def along(ndim: int, axis: int, start: int, stop: int) -> tuple[slice, ...]:
+    """The index of rows ``start:stop`` along ``axis`` of an ``ndim``-dimensional chunk.
+
+    >>> along(2, 1, 0, 3)
+    (slice(None, None, None), slice(0, 3, None))
+    """
+    return tuple(slice(start, stop) if a == axis else slice(None) for a in range(ndim))
+
+
+def plan_relayout(shape: Shape, src: Distribution, dst: Distribution) -> RelayoutPlan:
+    """Plan laying out an array of ``shape`` as ``dst`` instead of ``src``, moving the least.
+
+    Every target chunk takes each row straight from the rank that holds it: a
+    change of split goes into ``dst.counts`` at once (never through the
+    balanced layout), a change of counts moves only the rows that change owner.
+
+    >>> from dndask._comm import Comm
+    >>> comm = Comm(["tcp://a:1", "tcp://b:1"])
+    >>> src = Distribution(0, (2, 2), comm)
+    >>> plan = plan_relayout((4, 6), src, Distribution(1, (1, 5), comm))
+    >>> [[(m.src, m.elements) for m in moves] for moves in plan.pieces], plan.moved
+    ([[(0, 2), (1, 2)], [(0, 10), (1, 10)]], 12)
+    >>> plan_relayout((4, 6), src, src).is_identity
+    True
+    """
+    if src.comm != dst.comm:
+        raise ValueError(f"`dst` must be on the array's comm {src.comm!r}, got {dst.comm!r}")
+    src.check(shape)
+    dst.check(shape)
+    ndim = len(shape)
+    if src.split is None:
+        holders = [(0, tuple(shape))]
+    else:
+        holders = [(r, _local_shape(shape, src.split, c)) for r, c in enumerate(src.counts) if c]
+    if dst.split is None:
+        # gather: rank 0's chunk joins every non-empty source chunk whole
+        moves = tuple(Move(r, None, math.prod(lshape)) for r, lshape in holders)
+        axis = 0 if src.split is None else src.split
+        return RelayoutPlan(tuple(shape), src, dst, (moves,), axis)
+    d = dst.split
+    rest = math.prod(s for a, s in enumerate(shape) if a != d)  # elements per row
+    if src.split == d:
+        pieces = tuple(
+            tuple(
+                Move(
+                    p.src,
+                    None if p.whole else along(ndim, d, p.start, p.stop),
+                    (p.stop - p.start) * rest,
+                )
+                for p in moves
+            )
+            for moves in plan_redistribution(src.counts, dst.counts)
+        )
+        return RelayoutPlan(tuple(shape), src, dst, pieces, d)
+    pieces = []
+    for start, count in zip(dst.displs, dst.counts, strict=True):
+        whole = start == 0 and count == shape[d]
+        index = None if whole else along(ndim, d, start, start + count)
+        pieces.append(
+            tuple(
+                Move(r, index, math.prod(_local_shape(lshape, d, count))) for r, lshape in holders
+            )
+            if count
+            else ()
+        )
+    axis = d if src.split is None else src.split
+    return RelayoutPlan(tuple(shape), src, dst, tuple(pieces), axis)
 
 
 def reduced_split(split: int | None, axes: Sequence[int], keepdims: bool) -> int | None:

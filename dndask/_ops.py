@@ -1,8 +1,10 @@
 """Operations on DNDarrays: align the operands' distributions, run dask, re-wrap.
 
 Heat's rule for operands with different splits: the result takes the split
-of the first operand that is split, and the other operands are resplit and
-redistributed to match it, so every result keeps the DNDarray invariant.
+of the first split operand that is not broadcast along its split axis (of the
+first split operand if all are), and the other operands are laid out to match
+it with one :func:`~dndask._distribution.relayout` each, so every result keeps
+the DNDarray invariant.
 """
 
 from __future__ import annotations
@@ -26,15 +28,36 @@ def _describe(x) -> str:
     return f"{type(x).__name__}(shape={np.shape(x)})"
 
 
+def _broadcast_along_split(v, out_shape: tuple[int, ...]) -> bool:
+    """Whether the split operand ``v`` is broadcast along its split axis in the result."""
+    return v.shape[v.split] != out_shape[v.split + len(out_shape) - v.ndim]
+
+
+def result_layout(dnds: list, out_shape: tuple[int, ...]) -> tuple[int | None, tuple[int, ...]]:
+    """Heat's rule: the result's split and counts for the DNDarray operands ``dnds``.
+
+    The reference is the first split operand that is not broadcast along its
+    split axis; its counts carry over. If every split operand is broadcast
+    there, the first one gives the split and the result is balanced.
+    """
+    split_ones = [v for v in dnds if v.split is not None]
+    if not split_ones:
+        return None, ()
+    ndim = len(out_shape)
+    ref = next((v for v in split_ones if not _broadcast_along_split(v, out_shape)), None)
+    if ref is not None:
+        return ref.split + ndim - ref.ndim, ref.distribution.counts
+    split = split_ones[0].split + ndim - split_ones[0].ndim
+    return split, _layout.balanced_counts(out_shape[split], split_ones[0].comm.size)
+
+
 def align(values: tuple, name: str):
-    """The operands as dask/numpy values laid out like the reference operand."""
+    """The operands as dask/numpy values, each DNDarray laid out as the result will be."""
     dnds = [v for v in values if isinstance(v, _dndarray.DNDarray)]
-    ref = next((v for v in dnds if v.split is not None), dnds[0])
+    comm = dnds[0].comm
     for v in dnds:
-        if v.comm != ref.comm:
-            raise ValueError(
-                f"operands of `{name}` must share a comm, got {v.comm!r} and {ref.comm!r}"
-            )
+        if v.comm != comm:
+            raise ValueError(f"operands of `{name}` must share a comm, got {comm!r} and {v.comm!r}")
     shapes = [np.shape(v) if not isinstance(v, _dndarray.DNDarray) else v.shape for v in values]
     try:
         out_shape = np.broadcast_shapes(*shapes)
@@ -43,36 +66,34 @@ def align(values: tuple, name: str):
             f"operands of `{name}` could not be broadcast together: "
             + ", ".join(_describe(v) for v in values)
         ) from None
-    ndim = len(out_shape)
-    split = None if ref.split is None else ref.split + ndim - ref.ndim
+    split, counts = result_layout(dnds, out_shape)
     out, parents = [], []
     for v in values:
         if isinstance(v, torch.Tensor):
             v = from_torch(v)
         if isinstance(v, _dndarray.DNDarray):
-            v = _match(v, ref, split, ndim)
+            v = _distribution.relayout(v, operand_distribution(v, out_shape, split, counts))
             parents.append(v)
             out.append(v.to_dask())
         else:
             out.append(v)
-    return out, split, ref.comm, tuple(parents)
+    return out, split, comm, tuple(parents)
 
 
-def _match(v, ref, split: int | None, ndim: int):
-    """``v`` resplit/redistributed so its chunks line up with ``ref``'s in the result."""
-    if v is ref or split is None:
-        return v
+def operand_distribution(v, out_shape: tuple[int, ...], split: int | None, counts):
+    """How the operand ``v`` must be laid out for a result split along ``split`` with ``counts``.
+
+    An operand broadcast along the split axis (it lacks the axis or has length
+    1 there) is needed whole by every rank: ``split=None``. Any other one is
+    split along the same axis with the result's counts, so chunks line up.
+    """
+    ndim = len(out_shape)
+    if split is None:
+        return v.distribution
     axis = split - (ndim - v.ndim)
-    if axis < 0 or v.shape[axis] != ref.shape[ref.split]:
-        # ``v`` is broadcast along the split axis: every rank needs all of it.
-        return v.resplit(None)
-    if v.split != axis:
-        v = v.resplit(axis)
-    if v.lshape_map[:, axis].tolist() != ref.lshape_map[:, ref.split].tolist():
-        target = v.lshape_map
-        target[:, axis] = ref.lshape_map[:, ref.split]
-        v = v.redistribute(target_map=target)
-    return v
+    if axis < 0 or v.shape[axis] != out_shape[split]:
+        return _layout.Distribution(None, (), v.comm)
+    return _layout.Distribution(axis, counts, v.comm)
 
 
 def elementwise(fn: Callable, *values, name: str, out=None) -> _dndarray.DNDarray:
@@ -141,14 +162,11 @@ def into(out, result: _dndarray.DNDarray, name: str) -> _dndarray.DNDarray:
         raise TypeError(
             f"`out` of `{name}` cannot hold the result: cannot cast {result.dtype} to {out.dtype}"
         )
-    if result.split != out.split:
-        result = result.resplit(out.split)
-    if out.split is not None and result._counts() != out._counts():
-        result = result.redistribute(target_map=out.lshape_map)
+    result = _distribution.relayout(result, out.distribution)
     array = result.to_dask()
     if array.dtype != out.dtype:
         array = array.astype(out.dtype)
-    return out._set(array, out.split, result._lineage())
+    return out._set(array, out.split, result._task_ranks)
 
 
 def binary(op: Callable, left, right) -> _dndarray.DNDarray:
@@ -322,14 +340,14 @@ def cumulative(np_fn: Callable, dask_fn: Callable, a: _dndarray.DNDarray, axis, 
     x = a.to_dask()
     local = functools.partial(np_fn, axis=ax, dtype=dtype)
     out_dtype = _result_dtype(local, x.dtype, x.ndim)
-    hints: dict = {}
+    task_ranks: dict = {}
     if a.split == ax:
         combine = np.add if np_fn is np.cumsum else np.multiply
-        result, hints = _scan.split_scan(np_fn, combine, x, ax, out_dtype)
+        result, task_ranks = _scan.split_scan(np_fn, combine, x, ax, out_dtype)
     else:
         result = x.map_blocks(local, dtype=out_dtype, meta=np.empty((0,) * x.ndim, out_dtype))
     out_array = _dndarray.from_dask(result, a.split, a.comm, parents=(a,))
-    out_array._hints.update(hints)
+    out_array._task_ranks.update(task_ranks)
     return into(out, out_array, name)
 
 

@@ -52,15 +52,15 @@ def split_scan(
     local, total, carry = f"{prefix}-local", f"{prefix}-total", f"{prefix}-carry"
     scan = functools.partial(np_fn, axis=axis, dtype=dtype)
     dsk: dict = {}
-    hints: dict = {}
+    task_ranks: dict = {}
     for r in range(size):
         dsk[(local, r)] = (scan, (x.name, *block_index(axis, ndim, r)))
         dsk[(total, r)] = (_last, (local, r), axis)
-        hints[(local, r)] = hints[(total, r)] = r
+        task_ranks[(local, r)] = task_ranks[(total, r)] = r
         if r:
             before = (carry, r - 1) if r > 1 else None
             dsk[(carry, r)] = (_carry, combine, before, (total, r - 1))
-            hints[(carry, r)] = r
+            task_ranks[(carry, r)] = r
         dsk[(prefix, *block_index(axis, ndim, r))] = (
             _apply,
             combine,
@@ -68,4 +68,4 @@ def split_scan(
             (carry, r) if r else None,
         )
     graph = HighLevelGraph.from_collections(prefix, dsk, dependencies=[x])
-    return new_array(graph, prefix, x.chunks, meta_of(dtype, ndim)), hints
+    return new_array(graph, prefix, x.chunks, meta_of(dtype, ndim)), task_ranks

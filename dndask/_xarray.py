@@ -36,7 +36,7 @@ class _Origin(NamedTuple):
 
     comm: _comm.Comm
     dim: Hashable | None  # the split dimension's name
-    lineage: dict  # rank of each dndask-made task (see DNDarray._lineage)
+    task_ranks: dict  # rank of each dndask-made task (see DNDarray._task_ranks)
 
 
 _origins: collections.OrderedDict[str, _Origin] = collections.OrderedDict()
@@ -59,7 +59,7 @@ def _remember(a: _dndarray.DNDarray, dims: Sequence[Hashable]) -> None:
     dim = None if a.split is None else dims[a.split]
     name = a.to_dask().name
     with _origins_lock:
-        _origins[name] = _Origin(a.comm, dim, a._lineage())
+        _origins[name] = _Origin(a.comm, dim, dict(a._task_ranks))
         _origins.move_to_end(name)
         while len(_origins) > _REGISTRY_SIZE:
             _origins.popitem(last=False)
@@ -109,22 +109,22 @@ def _chunk_split(chunks: tuple, dims: Sequence[Hashable], remembered) -> int | N
 
 
 def _layout_of(obj) -> tuple[int | None, _comm.Comm, dict]:
-    """``(split axis, comm, lineage)`` of a DataArray, read off its data."""
+    """``(split axis, comm, task_ranks)`` of a DataArray, read off its data."""
     data = obj.data
     if not isinstance(data, da.Array):
         return None, _comm.get_comm(), {}
     origin = _recall(data)
     if origin is None:
         return _chunk_split(data.chunks, obj.dims, None), _comm.get_comm(), {}
-    return _chunk_split(data.chunks, obj.dims, origin.dim), origin.comm, origin.lineage
+    return _chunk_split(data.chunks, obj.dims, origin.dim), origin.comm, origin.task_ranks
 
 
-def _wrap(obj, axis: int | None, comm: _comm.Comm, lineage: dict) -> _dndarray.DNDarray:
+def _wrap(obj, axis: int | None, comm: _comm.Comm, task_ranks: dict) -> _dndarray.DNDarray:
     """A DataArray's data as a DNDarray split along ``axis``, conformed if needed."""
     data = obj.data
     if isinstance(data, da.Array):
         out = _dndarray.from_dask(data, axis, comm)
-        out._hints.update(lineage)
+        out._task_ranks.update(task_ranks)
         return out
     values = np.asarray(data)
     if values.dtype.kind not in "biufc":
@@ -152,19 +152,6 @@ def _rewrap(obj, a: _dndarray.DNDarray):
 
 
 # ------------------------------------------------------------- conversions
-def _check_dims(dims, ndim: int) -> tuple[Hashable, ...]:
-    if dims is None:
-        return tuple(f"dim_{i}" for i in range(ndim))
-    if isinstance(dims, str):
-        dims = (dims,)
-    dims = tuple(dims)
-    if len(dims) != ndim:
-        raise ValueError(f"`dims` must name {ndim} dimensions, got {len(dims)}: {dims!r}")
-    if len(set(dims)) != ndim:
-        raise ValueError(f"`dims` must not repeat a name, got {dims!r}")
-    return dims
-
-
 def to_xarray(a, dims=None, coords=None, name=None, attrs=None):
     """An ``xarray.DataArray`` backed by ``a``'s Dask array: no compute, no copy.
 
@@ -197,7 +184,7 @@ def to_xarray(a, dims=None, coords=None, name=None, attrs=None):
     if not isinstance(a, _dndarray.DNDarray):
         raise TypeError(f"`a` must be a DNDarray, got {type(a).__name__}")
     xr = _xarray("to_xarray")
-    dims = _check_dims(dims, a.ndim)
+    dims = _layout.normalize_dims(dims, a.ndim)
     out = xr.DataArray(a.to_dask(), dims=dims, coords=coords, name=name, attrs=attrs)
     _remember(a, dims)
     return out
@@ -205,13 +192,13 @@ def to_xarray(a, dims=None, coords=None, name=None, attrs=None):
 
 def _from_dataarray(obj, split, comm) -> _dndarray.DNDarray:
     axis = _dim_axis(obj, split, "split")
-    _, inferred, lineage = _layout_of(obj)
+    _, inferred, task_ranks = _layout_of(obj)
     if comm is None:
         comm = inferred
     else:
         comm = _comm.sanitize_comm(comm)
-        lineage = lineage if comm == inferred else {}
-    return _wrap(obj, axis, comm, lineage)
+        task_ranks = task_ranks if comm == inferred else {}
+    return _wrap(obj, axis, comm, task_ranks)
 
 
 def from_xarray(obj, split=None, comm=None):
@@ -312,8 +299,8 @@ class DataArrayAccessor:
 
     def to_dndarray(self) -> _dndarray.DNDarray:
         """The data as a DNDarray split along :attr:`split` (lazy; conformed if needed)."""
-        axis, comm, lineage = _layout_of(self._obj)
-        return _wrap(self._obj, axis, comm, lineage)
+        axis, comm, task_ranks = _layout_of(self._obj)
+        return _wrap(self._obj, axis, comm, task_ranks)
 
     def resplit(self, dim=None):
         """A copy split along ``dim`` (a name or an axis; ``None`` gathers to rank 0)."""

@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import time
 
+import dask.array as da
 import numpy as np
 import pytest
 import torch
-from conftest import RANK_COUNTS, assert_layout, holders, layouts, received_bytes, splits_of
+from conftest import (
+    RANK_COUNTS,
+    assert_layout,
+    holders,
+    layouts,
+    received_bytes,
+    skewed,
+    splits_of,
+    values_of,
+)
 
 import dndask as ht
 from dndask import _layout
+from dndask._distribution import relayout
+from dndask._layout import Distribution
 
 SHAPES = [(7, 4, 3), (5,), (0, 3), (2, 6)]
 
@@ -324,3 +336,157 @@ def test_resplit_moves_only_what_changes_rank(client, comm_of, n):
     assert moved == (shape[0] * shape[1] - kept) * 8
     assert holders(client, b) == [(w,) for w in comm.workers]
     np.testing.assert_array_equal(b.numpy(), g)
+
+
+# ------------------------------------------------------- relayout: one entry point
+def distributions(shape, comm, rng):
+    """Every split of ``shape`` with random counts (empty ranks included), and split=None."""
+    out = [Distribution(None, (), comm)]
+    for split in range(len(shape)):
+        out.append(Distribution(split, random_counts(rng, shape[split], comm.size), comm))
+    return out
+
+
+@pytest.mark.parametrize(("shape", "split", "n"), layouts([(7, 4, 3), (5,), (0, 3), (2, 6)]))
+def test_relayout_to_every_distribution(comm_of, shape, split, n):
+    comm = comm_of(n)
+    g = global_data(shape)
+    rng = np.random.default_rng(sum(shape) * 10 + n + (split or 0))
+    a = ht.array(g, split=split, comm=comm)
+    if split is not None:
+        a = skewed(a)
+    before = a.distribution
+    targets = distributions(shape, comm, rng)
+    results = [relayout(a, dst) for dst in targets]
+    assert a.distribution == before  # out of place
+    for dst, b, values in zip(targets, results, values_of(results), strict=True):
+        assert b.distribution == dst
+        assert b.split == dst.split
+        if dst.split is not None:
+            assert b.counts_displs()[0] == dst.counts
+            assert b.lshape_map[:, dst.split].tolist() == list(dst.counts)
+        np.testing.assert_array_equal(values, g)
+    assert relayout(a, a.distribution) is a
+    assert_layout(results[-1], g, targets[-1].split, comm)
+
+
+def test_relayout_checks_its_target(comm_of):
+    a = ht.zeros((4, 2), split=0, comm=comm_of(2))
+    before = snapshot(a)
+    with pytest.raises(ValueError, match="`counts` must sum to 2 along axis 1, got 3"):
+        relayout(a, Distribution(1, (1, 2), a.comm))
+    with pytest.raises(ValueError, match="`dst` must be on the array's comm"):
+        relayout(a, Distribution(0, (1, 1, 2), comm_of(3)))
+    assert_unchanged(a, before)
+
+
+def test_distribution_is_read_off_the_chunks(comm_of):
+    comm = comm_of(3)
+    a = ht.arange(7, split=0, comm=comm)
+    assert a.distribution == Distribution(0, (3, 2, 2), comm)
+    a.redistribute_(target_map=torch.tensor([[0], [7], [0]]))
+    assert a.distribution == Distribution(0, (0, 7, 0), comm)
+    assert a.counts_displs() == ((0, 7, 0), (0, 0, 7))
+    assert not a.balanced
+    a.resplit_(None)
+    assert a.distribution == Distribution(None, (), comm)
+    bad = da.ones((6,), chunks=(3, 3))
+    with pytest.raises(ValueError, match="chunks along split axis 0 must number 3, got 2"):
+        ht.DNDarray(bad, 0, comm)
+
+
+UNEVEN = (0, 1, 4, 2)  # rows of the reference per rank
+
+
+def test_aligning_to_an_unbalanced_reference_moves_the_data_once(client, comm_of):
+    """Issue 14 entry 18: ``b`` goes from split 1 straight into ``a``'s counts along 0."""
+    comm = comm_of(4)
+    shape = (7, 3000)
+    a = ht.random.rand(*shape, dtype=ht.float64, split=0, comm=comm)
+    a = a.redistribute(target_map=torch.tensor([[c, shape[1]] for c in UNEVEN])).persist()
+    b = ht.random.rand(*shape, dtype=ht.float64, split=1, comm=comm).persist()
+    ga, gb = a.numpy(), b.numpy()
+    since = time.time()
+    c = (a + b).persist()
+    moved = received_bytes(client, since)
+    plan = _layout.plan_relayout(shape, b.distribution, a.distribution)
+    assert moved == plan.moved * 8
+    # the former resplit to balanced, then redistribute, moved more
+    balanced = Distribution.balanced(shape, 0, comm)
+    twice = (
+        _layout.plan_relayout(shape, b.distribution, balanced).moved
+        + _layout.plan_relayout(shape, balanced, a.distribution).moved
+    )
+    assert plan.moved < twice
+    assert c.distribution == a.distribution
+    assert holders(client, c) == [(w,) for w in comm.workers]
+    np.testing.assert_array_equal(c.numpy(), ga + gb)
+
+
+def test_relayout_into_unbalanced_counts_of_another_axis_moves_the_minimum(client, comm_of):
+    comm = comm_of(4)
+    shape = (13, 2000)
+    a = ht.random.rand(*shape, dtype=ht.float64, split=0, comm=comm).persist()
+    g = a.numpy()
+    dst = Distribution(1, (0, 500, 1200, 300), comm)
+    since = time.time()
+    b = relayout(a, dst).persist()
+    moved = received_bytes(client, since)
+    plan = _layout.plan_relayout(shape, a.distribution, dst)
+    kept = sum(r * c for r, c in zip(a.distribution.counts, dst.counts, strict=True))
+    assert plan.moved == shape[0] * shape[1] - kept
+    assert moved == plan.moved * 8
+    assert holders(client, b) == [(w,) for w in comm.workers]
+    np.testing.assert_array_equal(b.numpy(), g)
+
+
+# ------------------------------------------- operand alignment (Heat's split rule)
+@pytest.mark.parametrize("n", RANK_COUNTS)
+def test_a_split_operand_broadcast_along_its_split_does_not_set_the_layout(comm_of, n):
+    """Issue 14 entry 4: ``zeros((1, 4), split=0) + ones((6, 4), split=0)`` raised Dask's
+    "Chunks do not add up to shape"; the operand that is not broadcast is the reference."""
+    comm = comm_of(n)
+    row = np.arange(4.0).reshape(1, 4)
+    g = np.arange(24.0).reshape(6, 4)
+    g3 = np.arange(48.0).reshape(2, 6, 4)
+    r0 = ht.array(row, split=0, comm=comm)
+    full = skewed(ht.array(g, split=0, comm=comm))
+    cases = [
+        (r0 + full, row + g, full.distribution),
+        (full + r0, g + row, full.distribution),
+        (r0 * full, row * g, full.distribution),
+        # every split operand broadcast: the first one's split, balanced
+        (r0 + ht.array(g, comm=comm), row + g, Distribution.balanced((6, 4), 0, comm)),
+        (r0 - g, row - g, Distribution.balanced((6, 4), 0, comm)),
+        # a row split along its last axis is not broadcast there: it is the reference
+        (
+            ht.array(row, split=1, comm=comm) + full,
+            row + g,
+            Distribution.balanced(g.shape, 1, comm),
+        ),
+        # split 0 of (1, 4) is axis 1 of the (2, 6, 4) result, where it is broadcast
+        (r0 + ht.array(g3, split=1, comm=comm), row + g3, Distribution.balanced(g3.shape, 1, comm)),
+    ]
+    for (out, expected, dst), values in zip(cases, values_of(c[0] for c in cases), strict=True):
+        assert out.distribution == dst
+        np.testing.assert_array_equal(values, expected)
+    assert_layout(cases[0][0], row + g, 0, comm)
+    assert r0.distribution == Distribution.balanced((1, 4), 0, comm)  # operands untouched
+
+
+def test_out_receives_a_result_with_one_relayout(client, comm_of):
+    """``out=`` with another split and unbalanced counts: the result moves once, into them."""
+    comm = comm_of(3)
+    shape = (9, 2000)
+    a = ht.random.rand(*shape, dtype=ht.float64, split=1, comm=comm).persist()
+    out = ht.zeros(shape, dtype=ht.float64, split=0, comm=comm)
+    out.redistribute_(target_map=torch.tensor([[5, shape[1]], [0, shape[1]], [4, shape[1]]]))
+    out = out.persist()
+    g = a.numpy()
+    since = time.time()
+    ht.negative(a, out=out)
+    out.persist_()
+    moved = received_bytes(client, since)
+    assert out.distribution == Distribution(0, (5, 0, 4), comm)
+    assert moved == _layout.plan_relayout(shape, a.distribution, out.distribution).moved * 8
+    np.testing.assert_array_equal(out.numpy(), -g)

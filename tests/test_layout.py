@@ -908,3 +908,200 @@ def test_reduced_split_tracks_the_axis(ndim, data):
     kept = [a for a in labels if a not in axes] if not keepdims else labels
     expected = None if split in axes else kept.index(split)
     assert lay.reduced_split(split, axes, keepdims) == expected
+
+
+# ---------------------------------------------------------------------------
+# Distribution and plan_relayout
+# ---------------------------------------------------------------------------
+# A Comm is plain data (worker addresses) until it computes, so these stay pure.
+
+
+def comm_of_size(size: int):
+    from dndask._comm import Comm
+
+    return Comm([f"tcp://10.0.0.{r}:1" for r in range(size)])
+
+
+def test_distribution_is_a_frozen_value():
+    import dataclasses
+
+    comm = comm_of_size(3)
+    d = lay.Distribution(0, [3, np.int64(2), 2], comm)
+    assert d.counts == (3, 2, 2) and all(type(c) is int for c in d.counts)
+    assert d == lay.Distribution(0, (3, 2, 2), comm)
+    assert hash(d) == hash(lay.Distribution(0, (3, 2, 2), comm))
+    assert d != lay.Distribution(0, (3, 2, 2), comm_of_size(3).subcomm([0, 2, 1]))
+    assert d != lay.Distribution(1, (3, 2, 2), comm)
+    assert d.size == 3 and d.displs == (0, 3, 5)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.split = 1
+
+
+@pytest.mark.parametrize(
+    ("split", "counts", "exc", "match"),
+    [
+        (0, (1, 2), ValueError, r"`counts` must have one entry per rank \(3\), got \(1, 2\)"),
+        (0, (1, -2, 1), ValueError, "`counts` must be non-negative, got -2 for rank 1"),
+        (None, (1, 1, 1), ValueError, r"`counts` must be \(\) for split=None, got \(1, 1, 1\)"),
+        (True, (1, 1, 1), TypeError, "`split` must be None or an int, got bool"),
+        (0, (1.0, 1, 1), TypeError, "`counts` must hold ints, got float"),
+    ],
+)
+def test_distribution_rejects_bad_values(split, counts, exc, match):
+    with pytest.raises(exc, match=match):
+        lay.Distribution(split, counts, comm_of_size(3))
+
+
+def test_distribution_checks_a_shape():
+    comm = comm_of_size(2)
+    assert lay.Distribution(1, (1, 2), comm).check((4, 3)).counts == (1, 2)
+    with pytest.raises(ValueError, match="`counts` must sum to 4 along axis 0, got 3"):
+        lay.Distribution(0, (1, 2), comm).check((4, 3))
+    with pytest.raises(ValueError, match=r"`split` must be in \[0, 1\] for a 2-dimensional"):
+        lay.Distribution(2, (1, 2), comm).check((4, 3))
+
+
+def test_distribution_balanced_and_of_chunks():
+    comm = comm_of_size(4)
+    assert lay.Distribution.balanced((7, 4), 0, comm).counts == (2, 2, 2, 1)
+    assert lay.Distribution.balanced((7, 4), None, comm).counts == ()
+    d = lay.Distribution.of_chunks(((7,), (1, 0, 3, 0)), 1, comm)
+    assert d == lay.Distribution(1, (1, 0, 3, 0), comm)
+    assert not d.is_balanced((7, 4))
+    assert lay.Distribution(1, (1, 1, 1, 1), comm).is_balanced((7, 4))
+    assert d.lshape_map((7, 4)).tolist() == [[7, 1], [7, 0], [7, 3], [7, 0]]
+    with pytest.raises(ValueError, match="chunks along split axis 1 must number 4, got 2"):
+        lay.Distribution.of_chunks(((7,), (2, 2)), 1, comm)
+    with pytest.raises(ValueError, match="`array` must have known chunk sizes"):
+        lay.Distribution.of_chunks(((float("nan"),), (4,)), None, comm)
+
+
+def split_by(g: np.ndarray, d) -> list[np.ndarray]:
+    """``g``'s chunks under ``d`` (one chunk for split=None)."""
+    return [g] if d.split is None else np.split(g, np.cumsum(d.counts)[:-1], axis=d.split)
+
+
+def run_plan(plan, g: np.ndarray) -> list[np.ndarray]:
+    """What the relayout graph does, on numpy chunks: every target chunk from its moves."""
+    chunks = split_by(g, plan.src)
+    out = []
+    for moves in plan.pieces:
+        parts = [chunks[m.src] if m.index is None else chunks[m.src][m.index] for m in moves]
+        for m, part in zip(moves, parts, strict=True):
+            assert part.size == m.elements
+        out.append(np.concatenate(parts, axis=plan.axis) if parts else None)
+    return out
+
+
+def owner_of_every_element(shape, d) -> np.ndarray:
+    """Brute force: the rank holding each element under ``d`` (rank 0 for split=None)."""
+    if d.split is None:
+        return np.zeros(shape, dtype=int)
+    rows = np.repeat(np.arange(d.size), d.counts)
+    index = [1] * len(shape)
+    index[d.split] = shape[d.split]
+    return np.broadcast_to(rows.reshape(index), shape)
+
+
+@st.composite
+def relayout_cases(draw):
+    ndim = draw(st.integers(1, 3))
+    shape = tuple(draw(st.lists(st.integers(0, 5), min_size=ndim, max_size=ndim)))
+    size = draw(st.integers(1, 5))
+    comm = comm_of_size(size)
+
+    def distribution():
+        split = draw(st.sampled_from([None, *range(ndim)]))
+        if split is None:
+            return lay.Distribution(None, (), comm)
+        cuts = sorted(
+            draw(st.lists(st.integers(0, shape[split]), min_size=size - 1, max_size=size - 1))
+        )
+        counts = np.diff([0, *cuts, shape[split]]).tolist()
+        return lay.Distribution(split, counts, comm)
+
+    return shape, distribution(), distribution()
+
+
+@PROPS
+@given(relayout_cases())
+def test_plan_relayout_builds_every_target_chunk(case):
+    shape, src, dst = case
+    g = np.arange(int(np.prod(shape))).reshape(shape)
+    plan = lay.plan_relayout(shape, src, dst)
+    got = run_plan(plan, g)
+    expected = split_by(g, dst)
+    assert len(got) == len(expected)
+    for r, (chunk, want) in enumerate(zip(got, expected, strict=True)):
+        if chunk is None:
+            assert want.size == 0, r
+        else:
+            np.testing.assert_array_equal(chunk, want)
+
+
+@PROPS
+@given(relayout_cases())
+def test_plan_relayout_moves_exactly_the_elements_that_change_rank(case):
+    shape, src, dst = case
+    plan = lay.plan_relayout(shape, src, dst)
+    changed = owner_of_every_element(shape, src) != owner_of_every_element(shape, dst)
+    assert plan.moved == int(changed.sum())
+    # one rank: every split is one chunk per axis; more ranks: only the same distribution
+    assert plan.is_identity == (src == dst or src.size == 1)
+
+
+def test_plan_relayout_goes_straight_into_unbalanced_counts():
+    # (4, 6) split 0 balanced on 2 ranks -> split 1 with counts (1, 5): rank 1 sends its
+    # two rows' first column, rank 0 its two rows' last five columns
+    comm = comm_of_size(2)
+    plan = lay.plan_relayout(
+        (4, 6), lay.Distribution(0, (2, 2), comm), lay.Distribution(1, (1, 5), comm)
+    )
+    assert plan.moved == 2 * 1 + 2 * 5
+    via_balanced = (
+        lay.plan_relayout(
+            (4, 6), lay.Distribution(0, (2, 2), comm), lay.Distribution(1, (3, 3), comm)
+        ).moved
+        + lay.plan_relayout(
+            (4, 6), lay.Distribution(1, (3, 3), comm), lay.Distribution(1, (1, 5), comm)
+        ).moved
+    )
+    assert via_balanced == 2 * 3 + 2 * 3 + 2 * 4  # what resplit-then-redistribute moved
+    assert plan.axis == 0
+    assert [[m.src for m in moves] for moves in plan.pieces] == [[0, 1], [0, 1]]
+
+
+def test_plan_relayout_needs_one_comm():
+    with pytest.raises(ValueError, match="`dst` must be on the array's comm"):
+        lay.plan_relayout(
+            (4,),
+            lay.Distribution(0, (2, 2), comm_of_size(2)),
+            lay.Distribution(0, (2, 2), comm_of_size(3).subcomm([2, 1])),
+        )
+    with pytest.raises(ValueError, match="`counts` must sum to 4 along axis 0, got 5"):
+        lay.plan_relayout(
+            (4,),
+            lay.Distribution(0, (2, 2), comm_of_size(2)),
+            lay.Distribution(0, (2, 3), comm_of_size(2)),
+        )
+
+
+@pytest.mark.parametrize(
+    ("dims", "ndim", "strings", "match"),
+    [
+        (("a",), 2, False, r"`dims` must name 2 dimensions, got 1: \('a',\)"),
+        (("a", "a"), 2, False, r"`dims` must not repeat a name, got \('a', 'a'\)"),
+        (("a",), 2, True, r"`dims` must be 2 dimension names, got \('a',\)"),
+        (("a", ""), 2, True, r"`dims` must be 2 dimension names, got \('a', ''\)"),
+        (("a", 3), 2, True, r"`dims` must be 2 dimension names, got \('a', 3\)"),
+    ],
+)
+def test_normalize_dims_errors(dims, ndim, strings, match):
+    with pytest.raises(ValueError, match=match):
+        lay.normalize_dims(dims, ndim, strings=strings)
+
+
+def test_normalize_dims_values():
+    assert lay.normalize_dims(None, 3) == ("dim_0", "dim_1", "dim_2")
+    assert lay.normalize_dims(("t", 3), 2) == ("t", 3)  # xarray takes any hashable
+    assert lay.normalize_dims("t", 1, strings=True) == ("t",)

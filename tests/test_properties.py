@@ -3,7 +3,7 @@
 Hypothesis draws shapes (zero-length axes included), dtypes, rank counts,
 splits and arbitrary valid distributions (empty ranks included), then a chain
 of ``redistribute_``/``resplit_``/``balance_``, elementwise operations (with
-scalars, with a differently distributed operand, with a broadcast row),
+scalars, with a differently distributed operand, with a broadcast row on either side),
 reductions, cumulative sums, slicing, ``astype`` and transposes. After every
 step the array must satisfy the DNDarray invariant (one chunk per rank along
 ``split``, one chunk elsewhere, ``lshape_map`` read off the chunks, a truthful
@@ -316,18 +316,40 @@ def step_binary(draw, c: Chain):
     return label, out, expected, ref.split, counts_of(ref)
 
 
+def heat_rule(operands, out_shape) -> tuple:
+    """Heat's split rule written out: the result's split and rows per rank.
+
+    The first split operand that is not broadcast along its split axis gives
+    both; if every split operand is broadcast there, the first one gives the
+    split and the rows are balanced.
+    """
+    ndim = len(out_shape)
+    split_ones = [v for v in operands if v.split is not None]
+    for v in split_ones:
+        axis = v.split + ndim - v.ndim
+        if v.shape[v.split] == out_shape[axis]:
+            return axis, counts_of(v)
+    if not split_ones:
+        return None, None
+    axis = split_ones[0].split + ndim - split_ones[0].ndim
+    return axis, list(_layout.balanced_counts(out_shape[axis], split_ones[0].comm.size))
+
+
 def step_broadcast(draw, c: Chain):
-    """``a + row`` with a row along the last axis: it is sent whole where it is needed."""
-    n = c.g.shape[-1]
-    h = np.arange(n, dtype=np.int64) - 2
-    row_split = draw(st.sampled_from([None, 0]))
+    """``a + row`` or ``row + a``: a row of shape (n,) or (1, n), on either side, any layout."""
+    n, size = c.g.shape[-1], c.a.comm.size
+    shape = draw(st.sampled_from([(n,), (1, n)] if c.g.ndim >= 2 else [(n,)]))
+    h = (np.arange(n, dtype=np.int64) - 2).reshape(shape)
+    row_split = draw(st.sampled_from([None, *range(len(shape))]))
     row = ht.array(h, split=row_split, comm=c.a.comm)
-    out, expected = c.a + row, numpy_quiet(operator.add, c.g, h)
-    # Heat's rule: the first split operand (after broadcasting) gives the split
-    split, counts = c.a.split, counts_of(c.a)
-    if split is None and row_split is not None:
-        split, counts = c.g.ndim - 1, counts_of(row)
-    return f"a + row(split={row_split})", out, expected, split, counts
+    if row_split is not None and draw(st.booleans()):
+        row.redistribute_(target_map=target_map(row, draw(counts_st(shape[row_split], size))))
+    left = draw(st.booleans())
+    operands, values = ((row, c.a), (h, c.g)) if left else ((c.a, row), (c.g, h))
+    out, expected = operands[0] + operands[1], numpy_quiet(operator.add, *values)
+    split, counts = heat_rule(operands, expected.shape)
+    side = f"row{shape}(split={row_split}, map={counts_of(row)})"
+    return (f"{side} + a" if left else f"a + {side}"), out, expected, split, counts
 
 
 def step_reduce(draw, c: Chain):

@@ -11,7 +11,7 @@ from .._graph import block_index, meta_of
 from ._graph import fetch_into, no_mask
 from ._keys import Key, covers, the_mask
 from ._plan import GetPlan, plan_getitem
-from ._prepare import counts_of, laid_out_mask, normalized
+from ._prepare import laid_out_mask, normalized
 
 
 def getitem(a, key):
@@ -50,7 +50,7 @@ def getitem(a, key):
     norm = normalized(a, key)
     if norm.mode == "mask":
         return _getitem_masked(a, norm)
-    plan = plan_getitem(norm, a.split, counts_of(a))
+    plan = plan_getitem(norm, a.split, a.distribution.counts)
     return _build_get(a, plan, no_mask, None, tokenize(norm))
 
 
@@ -60,7 +60,7 @@ def _getitem_masked(a, norm: Key):
         # C order over the mask's axes interleaves the ranks: split on its first axis
         a = a.resplit(it.axis)
     mask = laid_out_mask(a, it)
-    plan = plan_getitem(norm, a.split, counts_of(a), mask.table())
+    plan = plan_getitem(norm, a.split, a.distribution.counts, mask.table())
     token = tokenize(norm, None if mask.array is None else mask.array.to_dask().name)
     return _build_get(a, plan, mask.arg, mask.array, token)
 
@@ -70,15 +70,15 @@ def _build_get(a, plan: GetPlan, mask_for, mask_array, token: str):
     name = f"getitem-{tokenize(x.name, token, plan.split, plan.counts)}"
     ndim = len(plan.shape)
     dsk: dict = {}
-    hints: dict = {}
+    task_ranks: dict = {}
     for r, fetch in enumerate(plan.fetches):
         out_key = (name, *block_index(plan.split, ndim, r))
-        fetch_into(dsk, hints, out_key, r, (x, a.split), fetch, mask_for, a.dtype)
+        fetch_into(dsk, task_ranks, out_key, r, (x, a.split), fetch, mask_for, a.dtype)
     deps = [x] if mask_array is None else [x, mask_array.to_dask()]
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=deps)
     chunks = _layout.chunks_for(plan.shape, plan.split, plan.counts or None)
     out = new_array(graph, name, chunks, meta_of(a.dtype, ndim))
     parents = (a,) if mask_array is None else (a, mask_array)
     result = _dndarray.from_dask(out, plan.split, a.comm, parents=parents)
-    result._hints.update(hints)
+    result._task_ranks.update(task_ranks)
     return result

@@ -8,14 +8,9 @@ from collections.abc import Callable
 import dask.array as da
 
 from .._compat import List, SliceTask, Task, TaskRef
-from .._graph import block_index
+from .._graph import chunk_key, empty
 from ._plan import FetchPlan
-from ._tasks import empty, join, pick, take
-
-
-def chunk_key(x: da.Array, split: int | None, rank: int) -> tuple:
-    """The Dask key of ``rank``'s chunk of ``x`` (split along ``split``)."""
-    return (x.name, *block_index(split, x.ndim, 0 if split is None else rank))
+from ._tasks import join, pick, take
 
 
 def _chunk_shape(x: da.Array, split: int | None, rank: int) -> tuple[int, ...]:
@@ -35,7 +30,7 @@ def no_mask(rank: int) -> None:
 
 def fetch_into(
     dsk: dict,
-    hints: dict,
+    task_ranks: dict,
     out_key,
     target: int,
     src: tuple[da.Array, int | None],
@@ -50,7 +45,7 @@ def fetch_into(
     ``mask_for(rank)`` is the mask argument of that rank's piece.
     """
     x, split = src
-    hints[out_key] = target
+    task_ranks[out_key] = target
     if not plan.pieces:
         dsk[out_key] = Task(out_key, empty, plan.shape, dtype)
         return
@@ -67,6 +62,6 @@ def fetch_into(
             continue
         piece = (f"{out_key[0]}-piece", target, j)
         dsk[piece] = SliceTask(piece, pick, ref, k, mask_for(s))
-        hints[piece] = s
+        task_ranks[piece] = s
         refs.append(TaskRef(piece))
     dsk[out_key] = Task(out_key, join, List(*refs), plan.axis, plan.order, plan.shape)

@@ -13,13 +13,14 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
-import torch
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from .. import _compute
 from .._compat import Task, TaskRef, new_array
+from .._distribution import relayout
 from .._graph import meta_of
+from .._layout import Distribution
 from ._keys import (
     DND_MASK_WITH_ARRAYS,
     Item,
@@ -31,11 +32,6 @@ from ._keys import (
     leaves,
     normalize_key,
 )
-
-
-def counts_of(a) -> tuple[int, ...]:
-    """``a``'s rows per rank along its split (``()`` when it is not split)."""
-    return a.counts_displs()[0] if a.split is not None else ()
 
 
 def _host_indices(entries: tuple) -> tuple:
@@ -73,15 +69,9 @@ def _aligned_dnd_mask(mask, a, it: Item):
             f"`key` mask must share the array's comm, got {mask.comm!r} and {a.comm!r}"
         )
     if not covers(it, a.split):
-        return mask.resplit(None), None
+        return relayout(mask, Distribution(None, (), mask.comm)), None
     axis = a.split - it.axis
-    out = mask if mask.split == axis else mask.resplit(axis)
-    counts = list(a.counts_displs()[0])
-    if out.lshape_map[:, axis].tolist() != counts:
-        target = out.lshape_map
-        target[:, axis] = torch.tensor(counts)
-        out = out.redistribute(target_map=target)
-    return out, axis
+    return relayout(mask, Distribution(axis, a.distribution.counts, mask.comm)), axis
 
 
 def _count_block(chunk: np.ndarray, axis: int) -> np.ndarray:
@@ -120,6 +110,6 @@ def laid_out_mask(a, it: Item) -> Mask:
     if not covered:
         return Mask(lambda rank: mask, lambda: np.array([np.count_nonzero(mask)]), None)
     axis = a.split - it.axis
-    pieces = np.split(mask, np.cumsum(a.counts_displs()[0])[:-1], axis=axis)
+    pieces = np.split(mask, np.cumsum(a.distribution.counts)[:-1], axis=axis)
     table = np.stack([p.sum(axis=tuple(range(axis, mask.ndim))) for p in pieces])
     return Mask(lambda rank: pieces[rank], lambda: table, None)

@@ -25,12 +25,12 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from .._compat import Alias, Task, TaskRef, new_array
-from .._graph import block_index
+from .._graph import block_index, chunk_key
 from .._torch import from_torch
-from ._graph import chunk_key, fetch_into, no_mask
+from ._graph import fetch_into, no_mask
 from ._keys import Key, is_dnd, local_key, the_mask
 from ._plan import plan_fetch, result_layout
-from ._prepare import Mask, counts_of, laid_out_mask, normalized
+from ._prepare import Mask, laid_out_mask, normalized
 from ._setplan import SetPlan, check_value_shape, plan_setitem, value_key
 from ._tasks import assign
 
@@ -69,7 +69,7 @@ def _needs_flat_counts(vshape: tuple[int, ...], shape: tuple[int, ...], dim: int
 
 def _set_plan(a, norm: Key, vshape: tuple[int, ...]) -> tuple[SetPlan, Mask | None]:
     """Check the value's shape and plan the assignment; returns ``(plan, mask)``."""
-    counts = counts_of(a)
+    counts = a.distribution.counts
     if norm.mode != "mask":
         plan = plan_setitem(norm, a.split, counts)
         check_value_shape(vshape, plan.shape)
@@ -124,17 +124,17 @@ def setitem(a, key, value) -> None:
     plan, mask = _set_plan(a, norm, tuple(value.shape))
     if all(t is None for t in plan.targets):
         return
-    array, hints = _build_set(a, norm, plan, value, mask)
-    a._set(array, a.split, hints)
+    array, task_ranks = _build_set(a, norm, plan, value, mask)
+    a._set(array, a.split, task_ranks)
 
 
-def _value_arg(dsk, hints, value, vkey: Key, out_key, rank: int, dtype):
+def _value_arg(dsk, task_ranks, value, vkey: Key, out_key, rank: int, dtype):
     """What rank ``rank``'s assignment task gets: a numpy piece, or a ref to fetched rows."""
     if not is_dnd(value):
         return np.array(value[local_key(vkey.items)])
-    fetch = plan_fetch(vkey, value.split, counts_of(value))
+    fetch = plan_fetch(vkey, value.split, value.distribution.counts)
     key = (f"{out_key[0]}-value", rank)
-    fetch_into(dsk, hints, key, rank, (value.to_dask(), value.split), fetch, no_mask, dtype)
+    fetch_into(dsk, task_ranks, key, rank, (value.to_dask(), value.split), fetch, no_mask, dtype)
     return TaskRef(key)
 
 
@@ -145,7 +145,7 @@ def _build_set(a, norm: Key, plan: SetPlan, value, mask) -> tuple[da.Array, dict
     name = f"setitem-{tokenize(x.name, norm, vtoken, mtoken)}"
     mask_for = no_mask if mask is None else mask.arg
     dsk: dict = {}
-    hints: dict = {}
+    task_ranks: dict = {}
     for r, target in enumerate(plan.targets):
         out_key = (name, *block_index(a.split, x.ndim, r))
         old = chunk_key(x, a.split, r)
@@ -154,14 +154,14 @@ def _build_set(a, norm: Key, plan: SetPlan, value, mask) -> tuple[da.Array, dict
             continue
         local, region = target
         vkey = value_key(tuple(value.shape), plan.shape, region)
-        arg = _value_arg(dsk, hints, value, vkey, out_key, r, value.dtype)
+        arg = _value_arg(dsk, task_ranks, value, vkey, out_key, r, value.dtype)
         dsk[out_key] = Task(out_key, assign, TaskRef(old), local, arg, mask_for(r))
     deps = [x]
     if is_dnd(value):
         deps.append(value.to_dask())
-        hints = {**value._lineage(), **hints}
+        task_ranks = {**value._task_ranks, **task_ranks}
     if mask is not None and mask.array is not None:
         deps.append(mask.array.to_dask())
-        hints = {**mask.array._lineage(), **hints}
+        task_ranks = {**mask.array._task_ranks, **task_ranks}
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=deps)
-    return new_array(graph, name, x.chunks, x), hints
+    return new_array(graph, name, x.chunks, x), task_ranks

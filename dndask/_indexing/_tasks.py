@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._graph import empty
 from ._keys import MASK
 from ._plan import FetchPlan
 
@@ -31,11 +32,6 @@ def join(parts: list, axis: int | None, order, shape: tuple[int, ...]) -> np.nda
     if order is not None:
         out = np.take(out, order, axis=axis)
     return np.asarray(out).reshape(shape)
-
-
-def empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """An uninitialised chunk (a target that fetches nothing has no elements)."""
-    return np.empty(shape, dtype=dtype)
 
 
 def assign(chunk: np.ndarray, key: tuple, value, mask=None) -> np.ndarray:

@@ -66,17 +66,3 @@ def check_loadable(dtype: str, what: str) -> np.dtype:
     if dtype.kind not in "biufc":
         raise TypeError(f"{what} has dtype {dtype}; only boolean and numeric data loads")
     return dtype.newbyteorder("=")
-
-
-def check_dims(dims, ndim: int) -> tuple[str, ...]:
-    """Dimension names for a save: ``dims`` checked, or xarray's ``dim_0, dim_1, ...``."""
-    if dims is None:
-        return tuple(f"dim_{i}" for i in range(ndim))
-    if isinstance(dims, str):
-        dims = (dims,)
-    dims = tuple(dims)
-    if len(dims) != ndim or not all(isinstance(d, str) and d for d in dims):
-        raise ValueError(f"`dims` must be {ndim} dimension names, got {dims!r}")
-    if len(set(dims)) != ndim:
-        raise ValueError(f"`dims` must not repeat a name, got {dims!r}")
-    return dims

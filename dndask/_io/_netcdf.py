@@ -6,7 +6,7 @@ ranks then read and write the variable as an HDF5 dataset, with ``_hdf5``.
 
 from __future__ import annotations
 
-from .. import _comm, _dndarray
+from .. import _comm, _dndarray, _layout
 from . import _checks, _files, _hdf5, _tasks
 
 
@@ -128,7 +128,7 @@ def save_netcdf(a, path, variable, dims=None, mode="w-") -> None:
     """
     _checks.check_dndarray(a)
     _checks.check_name(variable, "variable")
-    dims = _checks.check_dims(dims, a.ndim)
+    dims = _layout.normalize_dims(dims, a.ndim, strings=True)
     target, tmp = _tasks.prepare(a, path, mode, "save_netcdf", "h5netcdf")
     plan = _tasks.WritePlan(a, "save-netcdf")
     create = plan.create(_create_netcdf, tmp, variable, dims, a.shape, a.dtype.str)

@@ -10,9 +10,9 @@ import math
 import warnings
 
 import numpy as np
-import torch
 
-from .. import _comm, _dndarray
+from .. import _comm, _dndarray, _layout
+from .._distribution import relayout
 from . import _checks, _files, _tasks
 
 # Largest zarr chunk dndask aims for when it picks the store's chunking.
@@ -144,11 +144,7 @@ def _zarr_layout(a: _dndarray.DNDarray) -> tuple[_dndarray.DNDarray, tuple[int, 
     per_rank = rows * math.ceil(max(1, math.ceil(shape[split] / size)) / rows)
     n = shape[split]
     counts = [min(per_rank, max(0, n - r * per_rank)) for r in range(size)]
-    if list(a.counts_displs()[0]) != counts:
-        target = a.lshape_map
-        target[:, split] = torch.tensor(counts)
-        a = a.redistribute(target_map=target)
-    return a, chunks
+    return relayout(a, a.distribution.with_counts(counts)), chunks
 
 
 def _create_zarr(tmp: str, component, shape, dtype, chunks, dims) -> None:
@@ -215,7 +211,7 @@ def save_zarr(a, path, component=None, mode="w-", dims=None) -> None:
     _checks.check_dndarray(a)
     _checks.check_name(component, "component", optional=True)
     if dims is not None:
-        dims = _checks.check_dims(dims, a.ndim)
+        dims = _layout.normalize_dims(dims, a.ndim, strings=True)
     target, tmp = _tasks.prepare(a, path, mode, "save_zarr", "zarr", kind="zarr")
     a, chunks = _zarr_layout(a)
     plan = _tasks.WritePlan(a, "save-zarr")

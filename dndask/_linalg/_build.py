@@ -12,42 +12,28 @@ import math
 import operator
 from collections.abc import Callable
 
-import dask.array as da
 import numpy as np
-import torch
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from .. import _dndarray, _graph, _layout
 from .._compat import List, SliceTask, Task, TaskRef, new_array
+from .._distribution import relayout
+from .._layout import Distribution
 from ._plan import Layout, Need, ProductSpec, plan_product
 
 
 def _layout_of(x: _dndarray.DNDarray) -> Layout:
-    counts = x.counts_displs()[0] if x.split is not None else ()
-    return Layout(x.shape, x.split, tuple(counts), x.dtype.itemsize)
+    return Layout(x.shape, x.split, x.distribution.counts, x.dtype.itemsize)
 
 
-def _relayout(x: _dndarray.DNDarray, need: Need) -> _dndarray.DNDarray:
-    """``x`` split along ``need.axis`` with ``need.counts`` (unchanged for a whole need)."""
-    if need.axis is None:
-        return x
-    if x.split != need.axis:
-        x = x.resplit(need.axis)
-    if list(need.counts) != x.lshape_map[:, need.axis].tolist():
-        target = x.lshape_map
-        target[:, need.axis] = torch.tensor(need.counts)
-        x = x.redistribute(target_map=target)
-    return x
-
-
-def _wrap(name: str, dsk: dict, deps: list, shape, split, counts, dtype, comm, parents, hints):
-    """The layer ``dsk`` as a DNDarray: its chunks, placement ``hints`` and lineage ``parents``."""
+def _wrap(name: str, dsk: dict, deps: list, shape, split, counts, dtype, comm, parents, task_ranks):
+    """The layer ``dsk`` as a DNDarray, with its tasks' ranks and its ``parents``' task ranks."""
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=deps)
     chunks = _layout.chunks_for(shape, split, counts)
     x = new_array(graph, name, chunks, _graph.meta_of(dtype, len(shape)))
     out = _dndarray.from_dask(x, split, comm, parents=parents)
-    out._hints.update(hints)
+    out._task_ranks.update(task_ranks)
     return out
 
 
@@ -74,20 +60,15 @@ def _sum_parts(parts: list, dtype) -> np.ndarray:
     return out
 
 
-def _chunk_key(x: da.Array, split: int | None, rank: int) -> tuple:
-    return (x.name, *_graph.block_index(split, x.ndim, rank))
-
-
 def _piece(x: _dndarray.DNDarray, need: Need, rank: int):
     """The task argument standing for what ``rank`` needs of ``x``, and its join axis."""
     arr = x.to_dask()
     if need.axis is not None:
-        return TaskRef(_chunk_key(arr, need.axis, rank)), None
+        return TaskRef(_graph.chunk_key(arr, need.axis, rank)), None
     if x.split is None:
-        return List(TaskRef(_chunk_key(arr, None, 0))), None
-    counts = x.lshape_map[:, x.split].tolist()
-    ranks = [r for r, c in enumerate(counts) if c] or [0]
-    return List(*(TaskRef(_chunk_key(arr, x.split, r)) for r in ranks)), x.split
+        return List(TaskRef(_graph.chunk_key(arr, None, 0))), None
+    ranks = [r for r, c in enumerate(x.distribution.counts) if c] or [0]
+    return List(*(TaskRef(_graph.chunk_key(arr, x.split, r)) for r in ranks)), x.split
 
 
 def _block_shape(out_shape, split, counts, rank) -> tuple[int, ...]:
@@ -126,18 +107,18 @@ def _tree_sum(dsk: dict, name: str, keys: list, out_key: tuple, dtype) -> None:
 
 
 def _inner_graph(name, fn, a, b, plan, out_shape, dtype, size):
-    dsk, hints, partials = {}, {}, {}
+    dsk, task_ranks, partials = {}, {}, {}
     for r in plan.contributors:
         key = (f"{name}-partial", r)
         a_arg, _ = _piece(a, plan.a, r)
         b_arg, _ = _piece(b, plan.b, r)
         dsk[key] = Task(key, _block_product, fn, a_arg, None, b_arg, None, dtype)
-        hints[key] = r
+        task_ranks[key] = r
         partials[r] = key
     ndim = len(out_shape)
     if plan.split is None:
         _tree_sum(dsk, name, list(partials.values()), (name, *(0,) * ndim), dtype)
-        return dsk, hints
+        return dsk, task_ranks
     starts = _layout.displacements(plan.counts)
     for c in range(size):
         key = (name, *_graph.block_index(plan.split, ndim, c))
@@ -154,10 +135,10 @@ def _inner_graph(name, fn, a, b, plan, out_shape, dtype, size):
             piece = (f"{name}-piece", r, c)
             # sliced where the partial is, so only this block travels to rank c
             dsk[piece] = SliceTask(piece, operator.getitem, TaskRef(partial), index)
-            hints[piece] = r
+            task_ranks[piece] = r
             pieces.append(TaskRef(piece))
         dsk[key] = Task(key, _sum_parts, List(*pieces), dtype)
-    return dsk, hints
+    return dsk, task_ranks
 
 
 def _result_dtype(fn: Callable, a, b) -> np.dtype:
@@ -171,10 +152,16 @@ def _product(fname: str, fn: Callable, a, b, spec: ProductSpec, label) -> _dndar
     comm = a.comm
     dtype = _result_dtype(fn, a, b)
     plan = plan_product(spec, _layout_of(a), _layout_of(b), label, comm.size, dtype.itemsize)
-    a2, b2 = _relayout(a, plan.a), _relayout(b, plan.b)
+    # each operand laid out as the plan needs it (a whole need leaves it where it is)
+    a2, b2 = (
+        x if need.axis is None else relayout(x, Distribution(need.axis, need.counts, comm))
+        for x, need in ((a, plan.a), (b, plan.b))
+    )
     out_shape = tuple(spec.sizes[lab] for lab in spec.out_labels)
     name = f"{fname}-{tokenize(a2.to_dask().name, b2.to_dask().name, fn, plan, spec)}"
     build = _outer_graph if plan.kind == "outer" else _inner_graph
-    dsk, hints = build(name, fn, a2, b2, plan, out_shape, dtype, comm.size)
+    dsk, task_ranks = build(name, fn, a2, b2, plan, out_shape, dtype, comm.size)
     deps = [a2.to_dask()] if a2 is b2 else [a2.to_dask(), b2.to_dask()]
-    return _wrap(name, dsk, deps, out_shape, plan.split, plan.counts, dtype, comm, (a2, b2), hints)
+    return _wrap(
+        name, dsk, deps, out_shape, plan.split, plan.counts, dtype, comm, (a2, b2), task_ranks
+    )

@@ -304,10 +304,8 @@ def _flattened(x: _dndarray.DNDarray) -> _dndarray.DNDarray:
         x = x.resplit(0)
     arr = x.to_dask()
     rest = math.prod(x.shape[1:])
-    if x.split is None:
-        chunks = ((x.size,),)
-    else:
-        chunks = (tuple(c * rest for c in x.lshape_map[:, 0].tolist()),)
+    counts = (x.size,) if x.split is None else tuple(c * rest for c in x.distribution.counts)
+    chunks = (counts,)
     flat = arr.map_blocks(np.ravel, chunks=chunks, drop_axis=list(range(1, x.ndim)), dtype=x.dtype)
     return _dndarray.from_dask(flat, x.split, x.comm, parents=(x,))
 

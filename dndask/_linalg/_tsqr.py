@@ -22,7 +22,7 @@ from dask.base import tokenize
 
 from .. import _dndarray, _graph
 from .._compat import List, SliceTask, Task, TaskRef
-from ._build import _chunk_key, _wrap, _zeros
+from ._build import _wrap, _zeros
 from ._checks import _check_array, _check_bool, _describe, _norm_dtype, _real_float
 
 
@@ -116,14 +116,14 @@ def _per_block(x: _dndarray.DNDarray, fn: Callable, outputs: Sequence, prefix: s
     ``x`` (along a batch axis, or not at all) with ``x``'s counts.
     """
     arr, split, comm = x.to_dask(), x.split, x.comm
-    counts = tuple(x.lshape_map[:, split].tolist()) if split is not None else ()
+    counts = x.distribution.counts
     name = f"{prefix}-{tokenize(arr.name, fn)}"
     ranks = range(comm.size) if split is not None else range(1)
-    dsk, hints = {}, {}
+    dsk, task_ranks = {}, {}
     for r in ranks:
         key = (f"{name}-stage", r)
-        dsk[key] = Task(key, fn, TaskRef(_chunk_key(arr, split, r)))
-        hints[key] = r
+        dsk[key] = Task(key, fn, TaskRef(_graph.chunk_key(arr, split, r)))
+        task_ranks[key] = r
     results = []
     for i, (shape, dtype) in enumerate(outputs):
         out_name = f"{name}-{i}"
@@ -132,7 +132,7 @@ def _per_block(x: _dndarray.DNDarray, fn: Callable, outputs: Sequence, prefix: s
             key = (out_name, *_graph.block_index(split, len(shape), r))
             layer[key] = Task(key, operator.getitem, TaskRef((f"{name}-stage", r)), i)
         results.append(
-            _wrap(out_name, layer, [arr], shape, split, counts, dtype, comm, (x,), hints)
+            _wrap(out_name, layer, [arr], shape, split, counts, dtype, comm, (x,), task_ranks)
         )
     return results
 
@@ -183,21 +183,21 @@ def _tsqr(a: _dndarray.DNDarray, want: str) -> dict:
     x, comm = a.to_dask(), a.comm
     m, n = a.shape
     k = min(m, n)
-    counts = tuple(a.lshape_map[:, 0].tolist())
+    counts = a.distribution.counts
     contributors = [r for r, c in enumerate(counts) if c]
     name = f"tsqr-{want}-{tokenize(x.name, want)}"
     mode = "reduced" if want in ("qr", "svd") else "r"
-    dsk, hints, factors = {}, {}, []
+    dsk, task_ranks, factors = {}, {}, []
     for r in contributors:
         local, factor = (f"{name}-local", r), (f"{name}-factor", r)
         dsk[local] = Task(local, _local_qr, TaskRef((x.name, r, 0)), mode)
         # a task of its own, never fused downstream, so only the R factor travels
         dsk[factor] = SliceTask(factor, _second, TaskRef(local))
-        hints[local] = hints[factor] = r
+        task_ranks[local] = task_ranks[factor] = r
         factors.append(TaskRef(factor))
     merge = (f"{name}-merge",)
     dsk[merge] = Task(merge, _tsqr_merge, List(*factors), n, a.dtype, want)
-    hints[merge] = 0
+    task_ranks[merge] = 0
     real = _norm_dtype(a)
     small = {"R": ((k, n), a.dtype), "S": ((k,), real), "V": ((n, k), a.dtype)}
     wanted = {"qr": ("R",), "r": ("R",), "svd": ("S", "V"), "s": ("S",)}[want]
@@ -207,7 +207,7 @@ def _tsqr(a: _dndarray.DNDarray, want: str) -> dict:
         key_name = f"{name}-{label}"
         key = (key_name, *(0,) * len(shape))
         layer = {**dsk, key: Task(key, operator.getitem, TaskRef(merge), label)}
-        out[label] = _wrap(key_name, layer, [x], shape, None, (), dtype, comm, (a,), hints)
+        out[label] = _wrap(key_name, layer, [x], shape, None, (), dtype, comm, (a,), task_ranks)
     if mode == "reduced":
         q_name = f"{name}-Q"
         layer = dict(dsk)
@@ -218,9 +218,9 @@ def _tsqr(a: _dndarray.DNDarray, want: str) -> dict:
                 continue
             block = (f"{name}-block", r)
             layer[block] = SliceTask(block, _block_of, TaskRef(merge), contributors.index(r))
-            hints[block] = 0
+            task_ranks[block] = 0
             layer[key] = Task(key, _times, TaskRef((f"{name}-local", r)), TaskRef(block))
-        out["Q"] = _wrap(q_name, layer, [x], (m, k), 0, counts, a.dtype, comm, (a,), hints)
+        out["Q"] = _wrap(q_name, layer, [x], (m, k), 0, counts, a.dtype, comm, (a,), task_ranks)
     return out
 
 

@@ -37,7 +37,7 @@ def transpose(a: _dndarray.DNDarray, axes=None) -> _dndarray.DNDarray:
         np.transpose,
         shape,
         split,
-        _graph.counts_of(a),
+        a.distribution.counts,
         prefix="transpose",
         args_of=lambda r: (axes,),
     )
@@ -104,7 +104,7 @@ def expand_dims(a: _dndarray.DNDarray, axis) -> _dndarray.DNDarray:
         np.expand_dims,
         tuple(shape),
         split,
-        _graph.counts_of(a),
+        a.distribution.counts,
         prefix="expand_dims",
         args_of=lambda r: (axes,),
     )
@@ -134,7 +134,7 @@ def squeeze(a: _dndarray.DNDarray, axis=None) -> _dndarray.DNDarray:
                 )
     shape = tuple(s for i, s in enumerate(a.shape) if i not in axes)
     if a.split is not None and a.split in axes:
-        holder = _graph.counts_of(a).index(1)
+        holder = a.distribution.counts.index(1)
         return _graph.local(
             [a],
             np.squeeze,
@@ -151,7 +151,7 @@ def squeeze(a: _dndarray.DNDarray, axis=None) -> _dndarray.DNDarray:
         np.squeeze,
         shape,
         split,
-        _graph.counts_of(a),
+        a.distribution.counts,
         prefix="squeeze",
         args_of=lambda r: (axes,),
     )

@@ -4,7 +4,6 @@
 rank's by default, so no data moves). :func:`assemble` joins, for every rank,
 the pieces a plan of :mod:`dndask._manipulation._plan` names, slicing each
 piece on the rank that holds its source chunk so only the slice travels.
-:func:`with_counts` redistributes an operand to given counts.
 """
 
 from __future__ import annotations
@@ -16,9 +15,9 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _distribution, _dndarray, _layout
+from .. import _dndarray, _layout
 from .._compat import Alias, SliceTask, Task, TaskRef, new_array
-from .._graph import block_index, meta_of
+from .._graph import block_index, chunk_key, empty, meta_of
 from ._plan import OperandPiece
 
 # ----------------------------------------------------------------- chunk functions
@@ -29,16 +28,7 @@ def join(*parts: np.ndarray, axis: int) -> np.ndarray:
     return np.concatenate(parts, axis=axis)
 
 
-def _empty(lshape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    return np.empty(lshape, dtype=dtype)
-
-
 # ------------------------------------------------------------------------- helpers
-def counts_of(a: _dndarray.DNDarray) -> tuple[int, ...]:
-    """Rows per rank along the split (``()`` for ``split=None``)."""
-    return a.counts_displs()[0] if a.split is not None else ()
-
-
 def local_shapes(shape: tuple[int, ...], split: int | None, counts: Sequence[int]) -> list[tuple]:
     """Every rank's local shape of ``shape`` split with ``counts`` (one entry if not split)."""
     if split is None:
@@ -50,27 +40,23 @@ def block_key(name: str, split: int | None, ndim: int, rank: int) -> tuple:
     return (name, *block_index(split, ndim, rank))
 
 
-def chunk_key(a: _dndarray.DNDarray, rank: int) -> tuple:
-    return block_key(a.to_dask().name, a.split, a.ndim, rank)
-
-
 def join_task(out_key: tuple, keys: Sequence[tuple], axis: int, lshape: tuple, dtype):
     """The task of ``out_key``: ``keys`` joined along ``axis`` (an empty chunk if none)."""
     if not keys:
-        return Task(out_key, _empty, tuple(lshape), dtype)
+        return Task(out_key, empty, tuple(lshape), dtype)
     if len(keys) == 1:
         return Alias(out_key, keys[0])
     return Task(out_key, join, *(TaskRef(k) for k in keys), axis=axis)
 
 
 def wrap(
-    dsk: dict, name: str, chunks: tuple, dtype, sources, split, comm, hints=None
+    dsk: dict, name: str, chunks: tuple, dtype, sources, split, comm, task_ranks=None
 ) -> _dndarray.DNDarray:
     """The DNDarray of the tasks ``dsk`` (layer ``name``) built on ``sources``."""
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[s.to_dask() for s in sources])
     x = new_array(graph, name, chunks, meta_of(dtype, len(chunks)))
     out = _dndarray.from_dask(x, split, comm, parents=tuple(sources))
-    out._hints.update(hints or {})
+    out._task_ranks.update(task_ranks or {})
     return out
 
 
@@ -104,7 +90,7 @@ def local(
     dsk = {}
     for r in range(blocks):
         key = block_key(name, split, len(shape), r)
-        refs = [TaskRef(chunk_key(s, srcs[r])) for s in sources]
+        refs = [TaskRef(chunk_key(s.to_dask(), s.split, srcs[r])) for s in sources]
         dsk[key] = Task(key, fn, *refs, *args[r], **kwargs)
     return wrap(dsk, name, chunks, dtype, sources, split, comm)
 
@@ -122,15 +108,16 @@ def pieces_graph(
     """Tasks joining, for every output key, its planned pieces along ``axis``.
 
     A piece that is a whole source chunk is referenced directly; any other
-    piece is one slicing task, pinned (through the returned hints) to the
+    piece is one slicing task, pinned (through the returned task_ranks) to the
     rank that holds its source chunk, so only the slice travels.
     """
     dsk: dict = {}
-    hints: dict = {}
+    task_ranks: dict = {}
     for out_key, pieces, lshape in zip(out_keys, plan, lshapes, strict=True):
         keys = []
         for p in pieces:
-            src_key = chunk_key(sources[p.operand], p.src)
+            source = sources[p.operand]
+            src_key = chunk_key(source.to_dask(), source.split, p.src)
             if p.whole:
                 keys.append(src_key)
                 continue
@@ -138,10 +125,10 @@ def pieces_graph(
             if key not in dsk:
                 index = (slice(None),) * axis + (slice(p.start, p.stop),)
                 dsk[key] = SliceTask(key, operator.getitem, TaskRef(src_key), index)
-                hints[key] = p.src
+                task_ranks[key] = p.src
             keys.append(key)
         dsk[out_key] = join_task(out_key, keys, axis, lshape, dtype)
-    return dsk, hints
+    return dsk, task_ranks
 
 
 def assemble(
@@ -164,28 +151,7 @@ def assemble(
     names = [s.to_dask().name for s in sources]
     name = f"{prefix}-{tokenize(names, plan, chunks, split)}"
     out_keys = [block_key(name, split, ndim, r) for r in range(comm.size)]
-    dsk, hints = pieces_graph(
+    dsk, task_ranks = pieces_graph(
         sources, plan, out_keys, split, local_shapes(shape, split, counts), dtype, name
     )
-    return wrap(dsk, name, chunks, dtype, sources, split, comm, hints)
-
-
-def with_counts(d: _dndarray.DNDarray, axis: int, counts: Sequence[int]) -> _dndarray.DNDarray:
-    """``d`` split along ``axis`` with ``counts`` rows per rank, moving only what must move.
-
-    A ``split=None`` array is sliced where it lives (rank 0) rather than
-    first balanced and then redistributed.
-    """
-    counts = tuple(int(c) for c in counts)
-    if d.split is None:
-        src = (d.shape[axis],)
-    else:
-        if d.split != axis:
-            d = d.resplit(axis)
-        src = counts_of(d)
-        if src == counts:
-            return d
-    x, hints = _distribution.redistribute(d.to_dask(), axis, src, counts)
-    out = _dndarray.from_dask(x, axis, d.comm, parents=(d,))
-    out._hints.update(hints)
-    return out
+    return wrap(dsk, name, chunks, dtype, sources, split, comm, task_ranks)

@@ -15,6 +15,8 @@ import numpy as np
 import torch
 
 from .. import _dndarray, _layout, _torch
+from .._distribution import relayout
+from .._layout import Distribution
 from . import _graph, _plan
 from ._axes import expand_dims
 from ._reshape import flatten, reshape
@@ -94,14 +96,14 @@ def _concatenate(operands: Sequence[_dndarray.DNDarray], axis: int) -> _dndarray
         )
     split = ref.split
     if axis != split:
-        counts = _graph.counts_of(ref)
-        aligned = [_graph.with_counts(d, split, counts) for d in operands]
+        counts = ref.distribution.counts
+        aligned = [relayout(d, Distribution(split, counts, d.comm)) for d in operands]
         return _graph.local(
             aligned, _graph.join, shape, split, counts, prefix="concatenate", kwargs={"axis": axis}
         )
     # along the split axis: a split=None operand is one chunk on rank 0, so it joins as is
     sources = [d if d.split in (None, split) else d.resplit(split) for d in operands]
-    counts = [_graph.counts_of(d) if d.split is not None else (d.shape[split],) for d in sources]
+    counts = [d.distribution.counts if d.split is not None else (d.shape[split],) for d in sources]
     dst, plan = _plan.plan_concatenation(counts, ref.comm.size)
     return _graph.assemble(sources, plan, shape, split, dst, "concatenate")
 

@@ -177,7 +177,7 @@ def _pad_local(
         _pad_chunk,
         shape,
         d.split,
-        _graph.counts_of(d),
+        d.distribution.counts,
         prefix="pad",
         args_of=lambda r: (pad_width, mode, kw),
     )
@@ -188,7 +188,7 @@ def _pad_split_constant(
 ) -> _dndarray.DNDarray:
     """Constant/empty padding of the split axis: rank 0 and the last rank pad their own chunk."""
     axis, size = d.split, d.comm.size
-    counts = _plan.padded_counts(_graph.counts_of(d), *widths)
+    counts = _plan.padded_counts(d.distribution.counts, *widths)
     shape = _padded_shape(d.shape, axis, widths)
     kw = _axis_kwargs(kwargs, axis, d.ndim)
 
@@ -207,22 +207,28 @@ def _side_task(
     kwargs: dict,
     name: str,
     dsk: dict,
-    hints: dict,
+    task_ranks: dict,
 ):
     """Add the tasks of one side's padding rows to ``dsk``; return their key."""
     axis, n, size = d.split, d.shape[d.split], d.comm.size
     target = 0 if side == 0 else size - 1
-    counts = _graph.counts_of(d)
+    counts = d.distribution.counts
     key = (f"{name}-side", side)
-    hints[key] = target
+    task_ranks[key] = target
     window, pad = _window(mode, n, widths, side, kwargs)
     if window is None:  # a statistic of the whole axis: one partial row per non-empty rank
         parts = []
         for r, c in enumerate(counts):
             if c:
                 part = (f"{name}-partial", side, r)
-                dsk[part] = Task(part, _partial_stat, TaskRef(_graph.chunk_key(d, r)), axis, mode)
-                hints[part] = r
+                dsk[part] = Task(
+                    part,
+                    _partial_stat,
+                    TaskRef(_graph.chunk_key(d.to_dask(), d.split, r)),
+                    axis,
+                    mode,
+                )
+                task_ranks[part] = r
                 parts.append(TaskRef(part))
         dsk[key] = Task(
             key, _stat_rows, *parts, axis=axis, stat=mode, n=n, width=widths[side], dtype=d.dtype
@@ -231,12 +237,12 @@ def _side_task(
     pieces = [_plan.OperandPiece(0, *p) for p in _plan.plan_ranges(counts, [window])]
     lshape = tuple(window[1] - window[0] if a == axis else s for a, s in enumerate(d.shape))
     window_key = (f"{name}-window", side)
-    part_dsk, part_hints = _graph.pieces_graph(
+    part_dsk, part_task_ranks = _graph.pieces_graph(
         [d], [pieces], [window_key], axis, [lshape], d.dtype, f"{name}-{side}"
     )
     dsk.update(part_dsk)
-    hints.update(part_hints)
-    hints[window_key] = target
+    task_ranks.update(part_task_ranks)
+    task_ranks[window_key] = target
     kw = _axis_kwargs(kwargs, axis, d.ndim)
     dsk[key] = Task(key, _pad_side, TaskRef(window_key), axis, tuple(pad), mode, kw, side)
     return key
@@ -249,24 +255,24 @@ def _pad_split_rows(d: _dndarray.DNDarray, widths, mode: str, kwargs: dict) -> _
     to rank 0 or the last rank), or from per-rank partial statistics.
     """
     axis, size = d.split, d.comm.size
-    counts = _plan.padded_counts(_graph.counts_of(d), *widths)
+    counts = _plan.padded_counts(d.distribution.counts, *widths)
     shape = _padded_shape(d.shape, axis, widths)
     chunks = _layout.chunks_for(shape, axis, counts)
     lshapes = _graph.local_shapes(shape, axis, counts)
     name = f"pad-{tokenize(d.to_dask().name, widths, mode, kwargs)}"
     dsk: dict = {}
-    hints: dict = {}
-    before = _side_task(d, 0, widths, mode, kwargs, name, dsk, hints) if widths[0] else None
-    after = _side_task(d, 1, widths, mode, kwargs, name, dsk, hints) if widths[1] else None
+    task_ranks: dict = {}
+    before = _side_task(d, 0, widths, mode, kwargs, name, dsk, task_ranks) if widths[0] else None
+    after = _side_task(d, 1, widths, mode, kwargs, name, dsk, task_ranks) if widths[1] else None
     for r in range(size):
-        keys = [_graph.chunk_key(d, r)]
+        keys = [_graph.chunk_key(d.to_dask(), d.split, r)]
         if r == 0 and before is not None:
             keys.insert(0, before)
         if r == size - 1 and after is not None:
             keys.append(after)
         out_key = _graph.block_key(name, axis, d.ndim, r)
         dsk[out_key] = _graph.join_task(out_key, keys, axis, lshapes[r], d.dtype)
-    return _graph.wrap(dsk, name, chunks, d.dtype, [d], axis, d.comm, hints)
+    return _graph.wrap(dsk, name, chunks, d.dtype, [d], axis, d.comm, task_ranks)
 
 
 def pad(

@@ -29,7 +29,7 @@ def flip(a: _dndarray.DNDarray, axis=None) -> _dndarray.DNDarray:
     """
     _checks.check_dndarray(a)
     axes = _layout.normalize_axes(axis, a.ndim)
-    counts = _graph.counts_of(a)
+    counts = a.distribution.counts
     size = a.comm.size
     mirrored = a.split is not None and a.split in axes
     return _graph.local(
@@ -84,8 +84,8 @@ def roll(a: _dndarray.DNDarray, shift, axis=None) -> _dndarray.DNDarray:
         n = a.shape[a.split]
         step = shifts.pop(a.split) % n if n else 0
         if step:
-            plan = _plan.plan_roll(_graph.counts_of(a), step)
-            out = _graph.assemble([a], plan, a.shape, a.split, _graph.counts_of(a), "roll")
+            plan = _plan.plan_roll(a.distribution.counts, step)
+            out = _graph.assemble([a], plan, a.shape, a.split, a.distribution.counts, "roll")
     shifts = {ax: s for ax, s in shifts.items() if a.shape[ax] and s % a.shape[ax]}
     if not shifts:
         return a.copy() if out is a else out
@@ -95,7 +95,7 @@ def roll(a: _dndarray.DNDarray, shift, axis=None) -> _dndarray.DNDarray:
         np.roll,
         a.shape,
         a.split,
-        _graph.counts_of(out),
+        out.distribution.counts,
         prefix="roll",
         args_of=lambda r: (steps, axes),
     )

@@ -72,7 +72,7 @@ def repeat(a: _dndarray.DNDarray, repeats, axis: int | None = None) -> _dndarray
             )
     length = n * reps if isinstance(reps, int) else int(reps.sum())
     shape = tuple(length if i == axis else s for i, s in enumerate(a.shape))
-    counts = _graph.counts_of(a)
+    counts = a.distribution.counts
     if a.split != axis:
         return _graph.local(
             [a], np.repeat, shape, a.split, counts, prefix="repeat", args_of=lambda r: (reps, axis)
@@ -113,7 +113,7 @@ def tile(a: _dndarray.DNDarray, reps) -> _dndarray.DNDarray:
     if b.split is None:
         return _graph.local([b], np.tile, shape, None, (), prefix="tile", args_of=lambda r: (reps,))
     split = b.split
-    dst, plan = _plan.plan_tile(_graph.counts_of(b), reps[split], b.comm.size)
+    dst, plan = _plan.plan_tile(b.distribution.counts, reps[split], b.comm.size)
     rows = tuple(shape[split] if i == split else s for i, s in enumerate(b.shape))
     out = _graph.assemble([b], plan, rows, split, dst, "tile")
     rest = tuple(1 if i == split else r for i, r in enumerate(reps))

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import _dndarray, _layout
+from .._distribution import relayout
+from .._layout import Distribution
 from . import _checks, _graph, _plan
 
 
@@ -71,7 +73,7 @@ def _reshape_chunks(
     d: _dndarray.DNDarray, shape: tuple[int, ...], counts: Sequence[int]
 ) -> _dndarray.DNDarray:
     """Each rank reshapes its own chunk to its share of ``shape`` (split 0 or None)."""
-    if d.shape == tuple(shape) and _graph.counts_of(d) == tuple(counts):
+    if d.shape == tuple(shape) and d.distribution.counts == tuple(counts):
         return d.copy()
     return _reshape_local(d, shape, 0 if d.split is not None else None, counts)
 
@@ -84,11 +86,11 @@ def _reshape_rows(b: _dndarray.DNDarray, shape: tuple[int, ...]) -> _dndarray.DN
     """
     inner_in = int(np.prod(b.shape[1:], dtype=np.int64))
     inner_out = int(np.prod(shape[1:], dtype=np.int64))
-    flat_src = tuple(c * inner_in for c in _graph.counts_of(b))
+    flat_src = tuple(c * inner_in for c in b.distribution.counts)
     dst = _layout.balanced_counts(shape[0], b.comm.size)
     flat_dst = tuple(c * inner_out for c in dst)
     flat = _reshape_chunks(b, (b.size,), flat_src)
-    return _reshape_chunks(_graph.with_counts(flat, 0, flat_dst), shape, dst)
+    return _reshape_chunks(relayout(flat, Distribution(0, flat_dst, flat.comm)), shape, dst)
 
 
 def reshape(a: _dndarray.DNDarray, *shape, new_split: int | None = None) -> _dndarray.DNDarray:
@@ -145,7 +147,7 @@ def reshape(a: _dndarray.DNDarray, *shape, new_split: int | None = None) -> _dnd
     if split is None:
         return _reshape_chunks(a.resplit(None), shape, ())
     if split in _plan.local_reshape_axes(a.shape, a.split, shape):
-        return _reshape_local(a, shape, split, _graph.counts_of(a))
+        return _reshape_local(a, shape, split, a.distribution.counts)
     if a.size == 0:  # no data: every rank makes its empty share
         counts = _layout.balanced_counts(shape[split], a.comm.size)
         return _reshape_local(a, shape, split, counts, fn=_blank)

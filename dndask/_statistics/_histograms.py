@@ -75,8 +75,8 @@ def bincount(x, weights=None, minlength=0):
     operands = (x,) if weights is None else (x, weights)
     arrays, split, comm, parents = _ops.align(operands, "bincount")
     fn = _local_bincount(length)
-    rows, hints = _rows.per_rank_rows("bincount", fn, arrays, split, length, dtype, (length,))
-    return _rows.summed(rows, hints, dtype, comm, parents)
+    rows, task_ranks = _rows.per_rank_rows("bincount", fn, arrays, split, length, dtype, (length,))
+    return _rows.summed(rows, task_ranks, dtype, comm, parents)
 
 
 def _local_histc(bins: int, low: float, high: float, dtype: np.dtype):
@@ -143,8 +143,8 @@ def histc(a, bins=100, min=0, max=0):
     dtype = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
     fn = _local_histc(bins, low, high, dtype)
     params = (bins, low, high)
-    rows, hints = _rows.per_rank_rows("histc", fn, [a.to_dask()], a.split, bins, dtype, params)
-    return _rows.summed(rows, hints, dtype, a.comm, (a,))
+    rows, task_ranks = _rows.per_rank_rows("histc", fn, [a.to_dask()], a.split, bins, dtype, params)
+    return _rows.summed(rows, task_ranks, dtype, a.comm, (a,))
 
 
 def _check_bins(bins):
@@ -264,8 +264,10 @@ def histogram(a, bins=10, range=None, weights=None, density=False):
     operands = (a,) if weights is None else (a, weights)
     arrays, split, comm, parents = _ops.align(operands, "histogram")
     params = (bins, range_)
-    rows, hints = _rows.per_rank_rows("histogram", fn, arrays, split, len(edges) - 1, dtype, params)
-    hist = _rows.summed(rows, hints, dtype, comm, parents)
+    rows, task_ranks = _rows.per_rank_rows(
+        "histogram", fn, arrays, split, len(edges) - 1, dtype, params
+    )
+    hist = _rows.summed(rows, task_ranks, dtype, comm, parents)
     if density:
         widths = np.array(np.diff(edges), float)
         h = hist.to_dask()

@@ -34,37 +34,37 @@ def per_rank_rows(prefix: str, fn, arrays: list, split, width: int, dtype, param
 
     ``arrays`` are aligned Dask arrays (one chunk per rank along ``split``);
     ``params`` are what ``fn`` captured (for the task names). Rows are
-    ``width`` long. Returns the array and the placement hints of its tasks
+    ``width`` long. Returns the array and the ranks of its tasks
     (each runs on its rank).
     """
     ranks = _busy_ranks(arrays[0], split)
     token = tokenize(prefix, [x.name for x in arrays], split, width, np.dtype(dtype).str, params)
     name = f"{prefix}-{token}"
-    dsk, hints = {}, {}
+    dsk, task_ranks = {}, {}
     for i, r in enumerate(ranks):
         keys = [(x.name, *block_index(split, x.ndim, r)) for x in arrays]
         dsk[(name, i, 0)] = (_row, fn, *keys)
-        hints[(name, i, 0)] = r
+        task_ranks[(name, i, 0)] = r
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=arrays)
     chunks = ((1,) * len(ranks), (width,))
-    return new_array(graph, name, chunks, meta_of(dtype, 2)), hints
+    return new_array(graph, name, chunks, meta_of(dtype, 2)), task_ranks
 
 
-def summed(rows: da.Array, hints: dict, dtype, comm, parents) -> _dndarray.DNDarray:
+def summed(rows: da.Array, task_ranks: dict, dtype, comm, parents) -> _dndarray.DNDarray:
     """The tree sum of per-rank rows as a ``split=None`` DNDarray."""
     total = rows.sum(axis=0, dtype=dtype) if rows.shape[0] > 1 else rows[0]
     out = _dndarray.from_dask(total, None, comm, parents=parents)
-    out._hints.update(hints)
+    out._task_ranks.update(task_ranks)
     return out
 
 
-def small(x: da.Array, owner: _dndarray.DNDarray, hints: dict) -> np.ndarray:
+def small(x: da.Array, owner: _dndarray.DNDarray, task_ranks: dict) -> np.ndarray:
     """Compute a small Dask array (metadata) made from ``owner`` in the driver.
 
-    ``owner``'s tasks and the ones in ``hints`` run on their ranks.
+    ``owner``'s tasks and the ones in ``task_ranks`` run on their ranks.
     """
     table = owner._placement()
-    table.update({k: owner.comm.workers[r] for k, r in hints.items()})
+    table.update({k: owner.comm.workers[r] for k, r in task_ranks.items()})
     return _compute.compute(x, owner.comm.client, table, owner.comm)
 
 
@@ -79,6 +79,6 @@ def extrema(a: _dndarray.DNDarray):
     """
     if a.size == 0:
         return None
-    rows, hints = per_rank_rows("extrema", _extrema_of, [a.to_dask()], a.split, 2, a.dtype)
-    table = small(rows, a, hints)
+    rows, task_ranks = per_rank_rows("extrema", _extrema_of, [a.to_dask()], a.split, 2, a.dtype)
+    table = small(rows, a, task_ranks)
     return np.min(table[:, 0]), np.max(table[:, 1])
