@@ -29,6 +29,12 @@ def _describe(x) -> str:
 def align(values: tuple, name: str):
     """The operands as dask/numpy values laid out like the reference operand."""
     dnds = [v for v in values if isinstance(v, _dndarray.DNDarray)]
+    if not dnds:
+        raise TypeError(
+            f"`{name}` needs a DNDarray operand, got "
+            + ", ".join(type(v).__name__ for v in values)
+            + " (build one with dndask.array)"
+        )
     ref = next((v for v in dnds if v.split is not None), dnds[0])
     for v in dnds:
         if v.comm != ref.comm:

@@ -1,0 +1,257 @@
+"""Heat code, unchanged: ``import dndask.heat as ht``.
+
+A face of adapters over the same DNDarray and graph code as :mod:`dndask`. Where
+Heat 1.8 and numpy differ, it gives Heat's semantics:
+
+- :func:`equal` returns one bool (``torch.equal``), ``eq`` is elementwise;
+- the types (``ht.float32``, ``ht.int``, ...) are classes that build arrays when
+  called, compare equal to numpy dtypes and form Heat's hierarchy (:mod:`.types`);
+- dtypes promote as torch's (``int32 + float32 -> float32``, ``exp(int32) -> float32``);
+- ``ht.random`` takes Heat's state tuples;
+- arrays are :class:`DNDarray` (a subclass of the core's) with Heat's in-place
+  methods (``add_``, ``pow_``, ...), aliases, and ``dtype`` a Heat type;
+- ``device=`` is accepted ("cpu"), and scalars where Heat takes them (``zeros_like(3)``).
+
+Everything else is the core's function, re-exported with face arrays as results.
+
+>>> import dndask.heat as ht
+>>> x = ht.int32([1, 2, 3])
+>>> y = ht.exp(x)
+>>> y.dtype is ht.float32, ht.equal(x, x)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import math as _math
+import numbers as _numbers
+import types as _pytypes
+
+import numpy as _np
+import torch as _torch
+
+import dndask as _core
+
+from .. import _dndarray, _ufuncs_extra
+from . import _adapt, linalg, random, types
+from ._array import DNDarray, install_methods
+from ._optable import TABLE
+from .types import (  # noqa: F401  (re-exported below through __all__)
+    bool,
+    bool_,
+    byte,
+    can_cast,
+    canonical_heat_type,
+    cdouble,
+    cfloat,
+    complex,
+    complex64,
+    complex128,
+    csingle,
+    datatype,
+    double,
+    finfo,
+    flexible,
+    float,
+    float16,
+    float32,
+    float64,
+    float_,
+    floating,
+    half,
+    heat_type_of,
+    iinfo,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    integer,
+    issubdtype,
+    long,
+    number,
+    promote_types,
+    result_type,
+    short,
+    signedinteger,
+    ubyte,
+    uint8,
+    unsignedinteger,
+)
+
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+e = _math.e
+Inf = Infinity = infty = PINF = inf
+NaN = NAN = nan
+NINF = -inf
+
+_KEEP = {"Comm", "Device", "LshapeMap", "PerRank", "cpu", "init", "shutdown", "current_client",
+         "get_comm", "use_comm", "per_rank", "from_xarray", "allclose", "array_api"}
+_TYPE_NAMES = set(types.__all__)
+_OWN = {"DNDarray", "linalg", "random", "types", "equal", "array"}
+
+_funcs: dict = {}
+
+# 1. every core function, its results as face arrays
+for _name in _core.__all__:
+    if _name in _OWN or _name in _TYPE_NAMES:
+        continue
+    _obj = getattr(_core, _name)
+    if _name in _KEEP or isinstance(_obj, (_pytypes.ModuleType, type)):
+        _funcs[_name] = _obj
+    elif callable(_obj):
+        _funcs[_name] = _adapt.wrap(_obj)
+
+# 2. the elementwise table: Heat's names and aliases, torch's promotion
+_EXTRA = {name: getattr(_ufuncs_extra, name) for name in _ufuncs_extra.__all__}
+for _core_name, _arity, _torch_fn, _aliases, _inplace in TABLE:
+    _fn = getattr(_core, _core_name, None) or _EXTRA[_core_name]
+    for _name in (_core_name, *_aliases):
+        _funcs[_name] = _adapt.promoted(_fn, _torch_fn, _name, _arity)
+_funcs["eq"] = _adapt.promoted(_core.equal, _torch.eq, "eq", 2)
+_funcs["modf"] = _adapt.wrap(_ufuncs_extra.modf, "modf")
+
+
+
+
+def equal(x, y) -> _builtins.bool:
+    """Whether ``x`` and ``y`` have broadcast-compatible shapes and equal elements (Heat).
+
+    >>> import dndask.heat as ht
+    >>> ht.equal(ht.arange(3), ht.arange(3)), ht.equal(ht.arange(3), ht.arange(4))
+    (True, False)
+    """
+    for v, what in ((x, "x"), (y, "y")):
+        if not isinstance(v, (_dndarray.DNDarray, _numbers.Number, _np.generic)):
+            raise TypeError(
+                f"`{what}` of `equal` must be a DNDarray or a scalar, got {type(v).__name__}"
+            )
+    if not isinstance(x, _dndarray.DNDarray):
+        if not isinstance(y, _dndarray.DNDarray):
+            return _builtins.bool(x == y)
+        x, y = y, x
+    try:
+        _np.broadcast_shapes(x.shape, tuple(_np.shape(y) if not hasattr(y, "shape") else y.shape))
+    except ValueError:
+        return False
+    return _builtins.bool(_core.all(_core.equal(x, y)))
+
+
+def _check_order(order) -> None:
+    if order not in ("C", "F"):
+        raise ValueError(f"`order` must be 'C' or 'F', got {order!r}")
+
+
+def array(
+    obj,
+    dtype=None,
+    copy=None,
+    ndmin: _builtins.int = 0,
+    order: str = "C",
+    split=None,
+    is_split=None,
+    device=None,
+    comm=None,
+) -> DNDarray:
+    """Heat's ``ht.array`` (its keyword order, ``ndmin``, ``device``); see :func:`dndask.array`.
+
+    ``order="F"`` is accepted and changes nothing: a chunk's memory layout is the worker's.
+
+    >>> import dndask.heat as ht
+    >>> ht.array([1, 2], ndmin=3).shape
+    (1, 1, 2)
+    """
+    _adapt.check_device(device)
+    _check_order(order)
+    if isinstance(ndmin, _builtins.bool) or not isinstance(ndmin, _numbers.Integral):
+        raise TypeError(f"`ndmin` must be an int, got {type(ndmin).__name__}")
+    out = _core.array(obj, dtype=_adapt._dtype_arg(dtype), split=split, is_split=is_split,
+                      copy=copy, comm=comm)
+    while out.ndim < ndmin:
+        out = out.expand_dims(0)
+    return _adapt.face(out)
+
+
+def asarray(obj, dtype=None, copy=None, order: str = "C", is_split=None, device=None):
+    """Heat's ``asarray``: :func:`array` without a copy where none is needed."""
+    return array(obj, dtype=dtype, copy=copy, order=order, is_split=is_split, device=device)
+
+
+def _as_array(a, name: str):
+    """Heat's scalar/list inputs of the *_like factories and of repeat/tile."""
+    if isinstance(a, _dndarray.DNDarray):
+        return a
+    if isinstance(a, (_numbers.Number, _np.generic, list, tuple, _np.ndarray, _torch.Tensor)):
+        return array(a)
+    raise TypeError(f"`a` of `{name}` must be array-like, got {type(a).__name__}")
+
+
+def _like(core_fn, name):
+    def like(a, *args, dtype=None, split=None, device=None, comm=None, order="C", **kwargs):
+        _adapt.check_device(device)
+        _check_order(order)
+        a = _as_array(a, name)
+        kwargs["split"] = "same" if split is None else split
+        return _adapt.face(
+            core_fn(a, *args, dtype=_adapt._dtype_arg(dtype), comm=comm, **kwargs)
+        )
+
+    like.__name__ = like.__qualname__ = name
+    like.__doc__ = f"Heat's ``{name}``: scalars and lists accepted; see :func:`dndask.{name}`."
+    return like
+
+
+for _name in ("zeros_like", "ones_like", "empty_like", "full_like"):
+    _funcs[_name] = _like(getattr(_core, _name), _name)
+
+
+def repeat(a, repeats, axis=None) -> DNDarray:
+    """Heat's ``repeat``: a scalar or list ``a`` is made an array first."""
+    return _adapt.face(_core.repeat(_as_array(a, "repeat"), repeats, axis))
+
+
+def tile(x, reps) -> DNDarray:
+    """Heat's ``tile``: a scalar or list ``x`` is made an array first."""
+    return _adapt.face(_core.tile(_as_array(x, "tile"), reps))
+
+
+_funcs["repeat"], _funcs["tile"] = repeat, tile
+
+
+def _factory(core_fn, name):
+    def factory(*args, device=None, order="C", **kwargs):
+        _adapt.check_device(device)
+        _check_order(order)
+        if "dtype" in kwargs:
+            kwargs["dtype"] = _adapt._dtype_arg(kwargs["dtype"])
+        return _adapt.face(core_fn(*args, **kwargs))
+
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = f"Heat's ``{name}`` (``device=``, ``order=`` accepted); see :func:`dndask.{name}`."
+    return factory
+
+
+for _name in ("zeros", "ones", "empty", "full", "arange", "linspace", "eye"):
+    _funcs[_name] = _factory(getattr(_core, _name), _name)
+
+globals().update(_funcs)
+install_methods({**_funcs, "equal": equal}, TABLE + (("equal", 2, None, ("eq",), False),))
+
+__all__ = sorted({*_funcs, "DNDarray", "array", "asarray", "equal", "linalg", "random", "types",
+                  *types.__all__, "inf", "nan", "pi", "e", "Inf", "Infinity", "infty", "PINF",
+                  "NaN", "NAN", "NINF"})
+
+
+def _build(value, heat_type, device, comm) -> DNDarray:
+    """``ht.float32(value)``: a DNDarray of that type (a cast copy of a DNDarray)."""
+    if isinstance(value, _dndarray.DNDarray):
+        _adapt.check_device(device)
+        return _adapt.face(value.astype(heat_type))
+    return array(value, dtype=heat_type, device=device, comm=comm)
+
+
+types._BUILD["array"] = _build
