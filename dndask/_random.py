@@ -381,7 +381,9 @@ def standard_normal(shape=(), dtype=_types.float32, split=None, comm=None) -> DN
     >>> ht.random.standard_normal((2, 3), split=1).shape
     (2, 3)
     """
-    return _make(_layout.normalize_shape(shape), _float_dtype(dtype), split, comm, "normal", (0.0, 1.0))
+    return _make(
+        _layout.normalize_shape(shape), _float_dtype(dtype), split, comm, "normal", (0.0, 1.0)
+    )
 
 
 def random_sample(shape=(), dtype=_types.float64, split=None, comm=None) -> DNDarray:
@@ -418,8 +420,10 @@ def randperm(n: int, dtype=_types.int64, split=None, comm=None) -> DNDarray:
     keys = _make((int(n),), _types.float64, 0 if n else None, comm, "uniform", None)
     if n == 0:
         return _factories.zeros((0,), dtype=dtype, split=split, comm=comm)
-    order = keys.to_dask().rechunk(-1).map_blocks(
-        lambda k: np.argsort(k, kind="stable").astype(dtype), dtype=dtype
+    order = (
+        keys.to_dask()
+        .rechunk(-1)
+        .map_blocks(lambda k: np.argsort(k, kind="stable").astype(dtype), dtype=dtype)
     )
     return from_dask(order, split, comm, parents=(keys,))
 

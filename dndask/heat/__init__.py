@@ -89,8 +89,22 @@ Inf = Infinity = infty = PINF = inf
 NaN = NAN = nan
 NINF = -inf
 
-_KEEP = {"Comm", "Device", "LshapeMap", "PerRank", "cpu", "init", "shutdown", "current_client",
-         "get_comm", "use_comm", "per_rank", "from_xarray", "allclose", "array_api"}
+_KEEP = {
+    "Comm",
+    "Device",
+    "LshapeMap",
+    "PerRank",
+    "cpu",
+    "init",
+    "shutdown",
+    "current_client",
+    "get_comm",
+    "use_comm",
+    "per_rank",
+    "from_xarray",
+    "allclose",
+    "array_api",
+}
 _TYPE_NAMES = set(types.__all__)
 _OWN = {"DNDarray", "linalg", "random", "types", "equal", "array"}
 
@@ -114,8 +128,6 @@ for _core_name, _arity, _torch_fn, _aliases, _inplace in TABLE:
         _funcs[_name] = _adapt.promoted(_fn, _torch_fn, _name, _arity)
 _funcs["eq"] = _adapt.promoted(_core.equal, _torch.eq, "eq", 2)
 _funcs["modf"] = _adapt.wrap(_ufuncs_extra.modf, "modf")
-
-
 
 
 def equal(x, y) -> _builtins.bool:
@@ -169,8 +181,9 @@ def array(
     _check_order(order)
     if isinstance(ndmin, _builtins.bool) or not isinstance(ndmin, _numbers.Integral):
         raise TypeError(f"`ndmin` must be an int, got {type(ndmin).__name__}")
-    out = _core.array(obj, dtype=_adapt._dtype_arg(dtype), split=split, is_split=is_split,
-                      copy=copy, comm=comm)
+    out = _core.array(
+        obj, dtype=_adapt._dtype_arg(dtype), split=split, is_split=is_split, copy=copy, comm=comm
+    )
     while out.ndim < ndmin:
         out = out.expand_dims(0)
     return _adapt.face(out)
@@ -196,9 +209,7 @@ def _like(core_fn, name):
         _check_order(order)
         a = _as_array(a, name)
         kwargs["split"] = "same" if split is None else split
-        return _adapt.face(
-            core_fn(a, *args, dtype=_adapt._dtype_arg(dtype), comm=comm, **kwargs)
-        )
+        return _adapt.face(core_fn(a, *args, dtype=_adapt._dtype_arg(dtype), comm=comm, **kwargs))
 
     like.__name__ = like.__qualname__ = name
     like.__doc__ = f"Heat's ``{name}``: scalars and lists accepted; see :func:`dndask.{name}`."
@@ -231,7 +242,9 @@ def _factory(core_fn, name):
         return _adapt.face(core_fn(*args, **kwargs))
 
     factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = f"Heat's ``{name}`` (``device=``, ``order=`` accepted); see :func:`dndask.{name}`."
+    factory.__doc__ = (
+        f"Heat's ``{name}`` (``device=``, ``order=`` accepted); see :func:`dndask.{name}`."
+    )
     return factory
 
 
@@ -241,9 +254,30 @@ for _name in ("zeros", "ones", "empty", "full", "arange", "linspace", "eye"):
 globals().update(_funcs)
 install_methods({**_funcs, "equal": equal}, TABLE + (("equal", 2, None, ("eq",), False),))
 
-__all__ = sorted({*_funcs, "DNDarray", "array", "asarray", "equal", "linalg", "random", "types",
-                  *types.__all__, "inf", "nan", "pi", "e", "Inf", "Infinity", "infty", "PINF",
-                  "NaN", "NAN", "NINF"})
+__all__ = sorted(
+    {
+        *_funcs,
+        "DNDarray",
+        "array",
+        "asarray",
+        "equal",
+        "linalg",
+        "random",
+        "types",
+        *types.__all__,
+        "inf",
+        "nan",
+        "pi",
+        "e",
+        "Inf",
+        "Infinity",
+        "infty",
+        "PINF",
+        "NaN",
+        "NAN",
+        "NINF",
+    }
+)
 
 
 def _build(value, heat_type, device, comm) -> DNDarray:

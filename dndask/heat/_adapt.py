@@ -57,7 +57,7 @@ def _dtype_arg(dtype):
     return dtype
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parameters(fn: Callable) -> frozenset:
     try:
         return frozenset(inspect.signature(fn).parameters)
@@ -188,14 +188,18 @@ def _cast_operands(operands, torch_fn):
     if dts is None:
         return operands
     common, out = dts
-    target = out if (out.is_floating_point or out.is_complex) and not (
-        common.is_floating_point or common.is_complex
-    ) else common
+    target = (
+        out
+        if (out.is_floating_point or out.is_complex)
+        and not (common.is_floating_point or common.is_complex)
+        else common
+    )
     if target == torch.bool and out != torch.bool:
         return operands
     want = np.dtype(types.canonical_heat_type(target).dtype)
     return [
-        v.astype(want) if isinstance(v, _dndarray.DNDarray) and np.dtype(v.to_dask().dtype) != want
+        v.astype(want)
+        if isinstance(v, _dndarray.DNDarray) and np.dtype(v.to_dask().dtype) != want
         else v
         for v in operands
     ]

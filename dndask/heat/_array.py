@@ -22,10 +22,31 @@ from ._optable import OPERATORS
 __all__ = ["DNDarray", "install_methods"]
 
 # core methods kept as they are (no DNDarray results or Heat has the same)
-_UNWRAPPED = frozenset({"shape", "ndim", "size", "nbytes", "split", "comm", "device", "lshape_map",
-                        "lshape", "lnumel", "counts_displs", "balanced", "is_balanced",
-                        "is_distributed", "larray", "compute", "numpy", "to_dask", "item",
-                        "to_xarray", "dtype"})
+_UNWRAPPED = frozenset(
+    {
+        "shape",
+        "ndim",
+        "size",
+        "nbytes",
+        "split",
+        "comm",
+        "device",
+        "lshape_map",
+        "lshape",
+        "lnumel",
+        "counts_displs",
+        "balanced",
+        "is_balanced",
+        "is_distributed",
+        "larray",
+        "compute",
+        "numpy",
+        "to_dask",
+        "item",
+        "to_xarray",
+        "dtype",
+    }
+)
 
 
 class DNDarray(_dndarray.DNDarray):
@@ -101,9 +122,7 @@ class DNDarray(_dndarray.DNDarray):
         if not isinstance(target_rank, int) or isinstance(target_rank, bool):
             raise TypeError(f"`target_rank` must be an int, got {type(target_rank).__name__}")
         if not 0 <= target_rank < self.comm.size:
-            raise ValueError(
-                f"`target_rank` must be in [0, {self.comm.size}), got {target_rank}"
-            )
+            raise ValueError(f"`target_rank` must be in [0, {self.comm.size}), got {target_rank}")
         if self.split is None:
             return self
         target = self.lshape_map

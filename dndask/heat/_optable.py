@@ -16,7 +16,13 @@ __all__ = ["OPERATORS", "TABLE"]
 TABLE = (
     # unary
     ("abs", 1, torch.abs, ("absolute",), True),
-    ("fabs", 1, lambda x: torch.abs(x).float() if not x.is_floating_point() else torch.abs(x), (), False),
+    (
+        "fabs",
+        1,
+        lambda x: torch.abs(x).float() if not x.is_floating_point() else torch.abs(x),
+        (),
+        False,
+    ),
     ("negative", 1, torch.neg, ("neg",), True),
     ("positive", 1, torch.positive, ("pos",), False),
     ("sign", 1, torch.sign, (), False),

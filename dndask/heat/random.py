@@ -58,7 +58,9 @@ def set_state(state: tuple) -> None:
         raise TypeError(f"`state` must be a 3- or 5-tuple, got {state!r}")
     algorithm, seed_, counter = state[:3]
     if algorithm not in _ALGORITHMS:
-        raise ValueError(f"`state` algorithm must be 'Threefry' or 'Batchparallel', got {algorithm!r}")
+        raise ValueError(
+            f"`state` algorithm must be 'Threefry' or 'Batchparallel', got {algorithm!r}"
+        )
     if algorithm == "Batchparallel" and seed_ is None:
         seed_, counter = counter, 0  # a local seed only: dndask has one global stream
     for name, value in (("seed", seed_), ("counter", counter)):

@@ -134,7 +134,7 @@ class datatype(metaclass=_HeatType):  # noqa: N801 (Heat's name)
         return cls.dtype.str.lstrip("<>|=")
 
 
-class bool(datatype):  # noqa: A001,N801
+class bool(datatype):  # noqa: N801
     """Boolean."""
 
     dtype = np.dtype("bool")
@@ -160,7 +160,7 @@ class floating(number):  # noqa: N801
     """Real floating point numbers."""
 
 
-class complex(number):  # noqa: A001,N801
+class complex(number):  # noqa: N801
     """Complex floating point numbers."""
 
 
@@ -185,15 +185,32 @@ complex128 = _concrete("complex128", complex)
 
 # Heat's aliases (note: ``int`` is int32 and ``float`` is float32 in Heat)
 bool_ = bool
-ubyte, byte, short, int, int_, long = uint8, int8, int16, int32, int32, int64  # noqa: A001
-half, float, float_, double = float16, float32, float32, float64  # noqa: A001
+ubyte, byte, short, int, int_, long = uint8, int8, int16, int32, int32, int64
+half, float, float_, double = float16, float32, float32, float64
 cfloat = csingle = complex64
 cdouble = complex128
 
-_CONCRETE = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
+_CONCRETE = (
+    bool,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    float16,
+    float32,
+    float64,
+    complex64,
+    complex128,
+)
 _BY_DTYPE = {t.dtype: t for t in _CONCRETE}
 # Python's own types as Heat reads them
-_PYTHON = {builtins.bool: bool, builtins.int: int32, builtins.float: float32, builtins.complex: complex64}
+_PYTHON = {
+    builtins.bool: bool,
+    builtins.int: int32,
+    builtins.float: float32,
+    builtins.complex: complex64,
+}
 
 
 def canonical_heat_type(a_type) -> type:
