@@ -1,4 +1,4 @@
-"""Grids and small helpers built on the factories: ``logspace``, ``meshgrid``, ``shape``, ``asarray``.
+"""Grids and helpers on the factories: ``logspace``, ``meshgrid``, ``shape``, ``asarray``.
 
 ``logspace`` is ``base ** linspace(...)`` (each rank computes its own samples);
 ``meshgrid`` broadcasts 1-D coordinate arrays: the grid of the first split input
@@ -91,7 +91,9 @@ def asarray(obj, dtype=None, split=None, is_split=None, comm=None) -> DNDarray:
     >>> ht.asarray(a) is a
     True
     """
-    if isinstance(obj, DNDarray) and split is None and is_split is None and comm is None:
-        if dtype is None or _types.canonical_dtype(dtype) == obj.dtype:
-            return obj
+    same = dtype is None or (
+        isinstance(obj, DNDarray) and _types.canonical_dtype(dtype) == obj.dtype
+    )
+    if isinstance(obj, DNDarray) and split is None and is_split is None and comm is None and same:
+        return obj
     return _factories.array(obj, dtype=dtype, split=split, is_split=is_split, copy=False, comm=comm)

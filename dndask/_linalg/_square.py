@@ -101,7 +101,8 @@ def solve(a: _dndarray.DNDarray, b) -> _dndarray.DNDarray:
     ``a`` and ``b`` meet on one worker; the result has ``b``'s split.
 
     >>> import dndask as ht
-    >>> ht.linalg.solve(ht.array([[2.0, 0.0], [0.0, 4.0]]), ht.array([2.0, 4.0], split=0)).numpy().tolist()
+    >>> a = ht.array([[2.0, 0.0], [0.0, 4.0]])
+    >>> ht.linalg.solve(a, ht.array([2.0, 4.0], split=0)).numpy().tolist()
     [1.0, 1.0]
     """
     _check_square(a, "solve")
@@ -151,7 +152,8 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
     for v, ax, what in ((a, ax_a, "a"), (b, ax_b, "b")):
         if v.shape[ax] not in (2, 3):
             raise ValueError(
-                f"`{what}` of `cross` must have 2 or 3 components along axis {ax}, got {v.shape[ax]}"
+                f"`{what}` of `cross` must have 2 or 3 components along axis {ax}, "
+                f"got {v.shape[ax]}"
             )
 
     def comps(v, ax):

@@ -28,7 +28,7 @@ def _triangle(a: _dndarray.DNDarray, k, upper: bool, name: str) -> _dndarray.DND
     if a.ndim < 2:
         raise ValueError(f"`a` of `{name}` must have at least 2 dimensions, got {a.ndim}")
     x = a.to_dask()
-    starts = [np.cumsum((0,) + c[:-1]) for c in x.chunks]
+    starts = [np.cumsum((0, *c[:-1])) for c in x.chunks]
 
     def local(block, block_id=None):
         row = starts[-2][block_id[-2]]

@@ -7,6 +7,8 @@ the split axis keeps that split and is rebalanced over the ranks.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .. import _dndarray, _layout
@@ -41,7 +43,7 @@ def split(x: _dndarray.DNDarray, indices_or_sections, axis: int = 0) -> list:
         cuts = _cut_points(indices_or_sections)
     bounds = [0, *[min(max(c, 0), n) for c in cuts], n]
     pieces = []
-    for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
+    for start, stop in itertools.pairwise(bounds):
         key = [slice(None)] * x.ndim
         key[ax] = slice(start, max(start, stop))
         pieces.append(x[tuple(key)])
@@ -59,7 +61,8 @@ def _cut_points(value) -> list[int]:
             )
         return [int(v) for v in arr]
     raise TypeError(
-        f"`indices_or_sections` must be an int or a 1-D sequence of ints, got {type(value).__name__}"
+        "`indices_or_sections` must be an int or a 1-D sequence of ints, "
+        f"got {type(value).__name__}"
     )
 
 

@@ -33,8 +33,8 @@ import torch as _torch
 
 import dndask as _core
 
-from .. import _dndarray, _ufuncs_extra
-from . import _adapt, linalg, random, types
+from .. import _dndarray, _ops, _ufuncs_extra
+from . import _adapt, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
 from ._array import DNDarray, install_methods
 from ._optable import TABLE
 from .types import (  # noqa: F401  (re-exported below through __all__)
@@ -106,7 +106,7 @@ _KEEP = {
     "array_api",
 }
 _TYPE_NAMES = set(types.__all__)
-_OWN = {"DNDarray", "linalg", "random", "types", "equal", "array"}
+_OWN = {"DNDarray", "linalg", "random", "types", "equal", "array", "asarray"}
 
 _funcs: dict = {}
 
@@ -251,8 +251,41 @@ def _factory(core_fn, name):
 for _name in ("zeros", "ones", "empty", "full", "arange", "linspace", "eye"):
     _funcs[_name] = _factory(getattr(_core, _name), _name)
 
+
+def _build(value, heat_type, device, comm) -> DNDarray:
+    """``ht.float32(value)``: a DNDarray of that type (a cast copy of a DNDarray)."""
+    if isinstance(value, _dndarray.DNDarray):
+        _adapt.check_device(device)
+        return _adapt.face(value.astype(heat_type))
+    return array(value, dtype=heat_type, device=device, comm=comm)
+
+
+types._BUILD["array"] = _build
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """Heat's ``trace``: a Python scalar for 2-D input, lists accepted; see :func:`dndask.trace`.
+
+    >>> import dndask.heat as ht
+    >>> ht.trace([[1, 2], [3, 4]])
+    5
+    """
+    if not isinstance(a, _dndarray.DNDarray):
+        a = _as_array(a, "trace")
+    result = _core.trace(a, offset, axis1, axis2, dtype=_adapt._dtype_arg(dtype))
+    if out is not None:
+        return _adapt.face(_ops.into(out, result, "trace"))
+    if result.ndim == 0:
+        return result.item()
+    return _adapt.face(result)
+
+
+_funcs["trace"] = trace
+
+
+# the namespace: every adapted function, then the methods generated from the op table
 globals().update(_funcs)
-install_methods({**_funcs, "equal": equal}, TABLE + (("equal", 2, None, ("eq",), False),))
+install_methods({**_funcs, "equal": equal}, (*TABLE, ("equal", 2, None, ("eq",), False)))
 
 __all__ = sorted(
     {
@@ -278,14 +311,3 @@ __all__ = sorted(
         "NINF",
     }
 )
-
-
-def _build(value, heat_type, device, comm) -> DNDarray:
-    """``ht.float32(value)``: a DNDarray of that type (a cast copy of a DNDarray)."""
-    if isinstance(value, _dndarray.DNDarray):
-        _adapt.check_device(device)
-        return _adapt.face(value.astype(heat_type))
-    return array(value, dtype=heat_type, device=device, comm=comm)
-
-
-types._BUILD["array"] = _build

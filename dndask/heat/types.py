@@ -300,7 +300,7 @@ def _probe(value):
     """A stand-in for ``value`` that torch's result_type ranks the same way."""
     if isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
         return value
-    if isinstance(value, _HeatType) or isinstance(value, (np.dtype, torch.dtype, type, str)):
+    if isinstance(value, (_HeatType, np.dtype, torch.dtype, type, str)):
         return torch.empty(1, dtype=canonical_heat_type(value).torch_type())
     dtype = getattr(value, "dtype", None)
     if dtype is None:
