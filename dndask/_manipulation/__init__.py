@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from ._axes import expand_dims, moveaxis, squeeze, swapaxes, transpose
 from ._broadcast import broadcast_arrays, broadcast_to, column_stack, fliplr, flipud, row_stack
-from ._diag import diag, diagonal, tril, triu
+from ._diag import diag, diagonal, fill_diagonal, tril, triu
 from ._join import concatenate, hstack, stack, vstack
 from ._pad import pad
 from ._reorder import flip, roll
@@ -45,6 +45,7 @@ __all__ = [
     "concatenate",
     "diag",
     "diagonal",
+    "fill_diagonal",
     "dsplit",
     "expand_dims",
     "flatten",

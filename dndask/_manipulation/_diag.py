@@ -9,6 +9,8 @@ result is rebalanced; otherwise the split axis keeps its place among the others.
 
 from __future__ import annotations
 
+import numbers
+
 import dask.array as da
 import numpy as np
 
@@ -109,3 +111,35 @@ def diag(a: _dndarray.DNDarray, offset: int = 0) -> _dndarray.DNDarray:
         raise ValueError(f"`a` of `diag` must be 1-D or 2-D, got {a.ndim} dimensions")
     out = da.diag(a.to_dask().rechunk(-1), k=offset)
     return _dndarray.from_dask(out, a.split, a.comm, parents=(a,))
+
+
+def fill_diagonal(a: _dndarray.DNDarray, value) -> _dndarray.DNDarray:
+    """Set the main diagonal of a 2-D array to ``value``, in place (returns ``a``).
+
+    Each rank writes the part of the diagonal in its own chunk; the split and the
+    distribution are kept. ``value`` must be a real or complex scalar.
+
+    >>> import dndask as ht
+    >>> ht.fill_diagonal(ht.zeros((2, 3), split=1), 5.0).numpy().tolist()
+    [[5.0, 0.0, 0.0], [0.0, 5.0, 0.0]]
+    """
+    _checks.check_dndarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"`a` of `fill_diagonal` must be 2-D, got {a.ndim}-D")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Number, np.generic)):
+        raise TypeError(f"`value` of `fill_diagonal` must be a number, got {type(value).__name__}")
+    x = a.to_dask()
+    if not np.can_cast(np.min_scalar_type(value), x.dtype, "same_kind"):
+        raise TypeError(f"`value` {value!r} cannot be stored in an array of {x.dtype}")
+    starts = [np.cumsum((0, *c[:-1])) for c in x.chunks]
+
+    def local(block, block_id=None):
+        out = block.copy()
+        rows = np.arange(block.shape[0])
+        cols = rows + starts[0][block_id[0]] - starts[1][block_id[1]]
+        ok = (cols >= 0) & (cols < block.shape[1])
+        out[rows[ok], cols[ok]] = value
+        return out
+
+    result = x.map_blocks(local, dtype=x.dtype, meta=np.empty((0, 0), x.dtype))
+    return a._set(result, a.split, a._lineage())

@@ -26,6 +26,7 @@ from __future__ import annotations
 import builtins as _builtins
 import math as _math
 import numbers as _numbers
+import sys as _sys
 import types as _pytypes
 
 import numpy as _np
@@ -190,7 +191,21 @@ def array(
 
 
 def asarray(obj, dtype=None, copy=None, order: str = "C", is_split=None, device=None):
-    """Heat's ``asarray``: :func:`array` without a copy where none is needed."""
+    """Heat's ``asarray``: :func:`array` without a copy where none is needed.
+
+    A DNDarray of the right type comes back as a face array sharing its state.
+
+    >>> import dndask as dd, dndask.heat as ht
+    >>> core = dd.arange(3, split=0)
+    >>> face = ht.asarray(core)
+    >>> face.add_(1).tolist(), core.numpy().tolist()
+    ([1, 2, 3], [1, 2, 3])
+    """
+    if isinstance(obj, _dndarray.DNDarray) and is_split is None and copy is not True:
+        _adapt.check_device(device)
+        _check_order(order)
+        if dtype is None or types.canonical_heat_type(_adapt._dtype_arg(dtype)) == obj.dtype:
+            return _adapt.face(obj)
     return array(obj, dtype=dtype, copy=copy, order=order, is_split=is_split, device=device)
 
 
@@ -248,8 +263,25 @@ def _factory(core_fn, name):
     return factory
 
 
-for _name in ("zeros", "ones", "empty", "full", "arange", "linspace", "eye"):
+for _name in ("zeros", "ones", "empty", "full", "linspace", "eye"):
     _funcs[_name] = _factory(getattr(_core, _name), _name)
+
+
+def arange(*args, dtype=None, split=None, device=None, comm=None) -> DNDarray:
+    """Heat's ``arange``: int32 when every argument is an int (the core's default is int64).
+
+    >>> import dndask.heat as ht
+    >>> ht.arange(3).dtype is ht.int32, ht.arange(0.0, 1.0, 0.5).dtype is ht.float32
+    (True, True)
+    """
+    _adapt.check_device(device)
+    if dtype is None:
+        ints = _builtins.all(isinstance(v, _numbers.Integral) for v in args)
+        dtype = types.int32 if ints else types.float32
+    return _adapt.face(_core.arange(*args, dtype=_adapt._dtype_arg(dtype), split=split, comm=comm))
+
+
+_funcs["arange"] = arange
 
 
 def _build(value, heat_type, device, comm) -> DNDarray:
@@ -283,9 +315,28 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 _funcs["trace"] = trace
 
 
-# the namespace: every adapted function, then the methods generated from the op table
+# the namespace: Heat's types, every adapted function, then the methods from the op table
+globals().update({name: getattr(types, name) for name in types.__all__})
 globals().update(_funcs)
 install_methods({**_funcs, "equal": equal}, (*TABLE, ("equal", 2, None, ("eq",), False)))
+
+# Heat's submodule names (ht.factories.array, ht.manipulations.resplit, ...): the face
+# keeps every function in one namespace, and these names point at it
+factories = manipulations = indexing = statistics = arithmetics = rounding = _sys.modules[__name__]
+exponential = trigonometrics = relational = logical = stride_tricks = _sys.modules[__name__]
+_SUBMODULES = (
+    "factories",
+    "manipulations",
+    "indexing",
+    "statistics",
+    "arithmetics",
+    "rounding",
+    "exponential",
+    "trigonometrics",
+    "relational",
+    "logical",
+    "stride_tricks",
+)
 
 __all__ = sorted(
     {
@@ -309,5 +360,6 @@ __all__ = sorted(
         "NaN",
         "NAN",
         "NINF",
+        *_SUBMODULES,
     }
 )

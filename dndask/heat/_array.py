@@ -88,7 +88,6 @@ class DNDarray(_dndarray.DNDarray):
         """Bytes of the whole array."""
         return self.nbytes
 
-    @property
     def stride(self) -> tuple[int, ...]:
         """Rank 0's chunk's strides in elements (C order), as torch reports them."""
         return tuple(torch.empty(self.lshape).stride())
@@ -96,7 +95,7 @@ class DNDarray(_dndarray.DNDarray):
     @property
     def strides(self) -> tuple[int, ...]:
         """Rank 0's chunk's strides in bytes."""
-        return tuple(s * self._array.dtype.itemsize for s in self.stride)
+        return tuple(s * self._array.dtype.itemsize for s in self.stride())
 
     @property
     def lloc(self):
@@ -177,6 +176,14 @@ class DNDarray(_dndarray.DNDarray):
     def __invert__(self):
         return _FUNCS["invert"](self)
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _adapt.face(
+            _dndarray.DNDarray.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
+        )
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _adapt.face(_dndarray.DNDarray.__array_function__(self, func, types, args, kwargs))
+
     __hash__ = None  # type: ignore[assignment]
 
 
@@ -219,9 +226,35 @@ def _inplace(fn):
     return inplace
 
 
+# Heat's DNDarray methods that are the face's functions with the array first
+METHODS = (
+    "allclose",
+    "average",
+    "diagonal",
+    "fill_diagonal",
+    "isclose",
+    "kurtosis",
+    "median",
+    "modf",
+    "nan_to_num",
+    "percentile",
+    "ptp",
+    "rot90",
+    "skew",
+    "tril",
+    "triu",
+    "trace",
+)
+
+
 def install_methods(funcs: dict, table) -> None:
     """Methods, operators and Heat's in-place methods from the face's op table."""
     _FUNCS.update(funcs)
+    for name in METHODS:
+        if name in funcs:
+            setattr(DNDarray, name, _method_of(funcs[name]))
+    if "nan_to_num" in funcs:
+        DNDarray.nan_to_num_ = _nan_to_num_inplace(funcs["nan_to_num"])
     for core, arity, _torch_fn, aliases, has_inplace in table:
         for name in (core, *aliases):
             fn = funcs[name]
@@ -262,3 +295,12 @@ def _inplace_of(fn, arity: int):
 
 
 _wrap_core_methods()
+
+
+def _nan_to_num_inplace(fn):
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        """In place: NaN and infinities replaced (see :func:`dndask.nan_to_num`)."""
+        result = fn(self, nan=nan, posinf=posinf, neginf=neginf)
+        return self._set(result.to_dask(), self.split, result._lineage())
+
+    return nan_to_num_
