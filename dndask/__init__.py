@@ -172,6 +172,7 @@ from ._manipulation import (
     vsplit,
     vstack,
 )
+from ._nanreductions import diff, nanprod, nansum
 from ._per_rank import PerRank, per_rank
 from ._reductions import (
     all,
@@ -279,7 +280,7 @@ __all__ = [
     "deg2rad",
     "diag",
     "diagonal",
-    "fill_diagonal",
+    "diff",
     "digitize",
     "div",
     "divide",
@@ -294,6 +295,7 @@ __all__ = [
     "expm1",
     "eye",
     "fabs",
+    "fill_diagonal",
     "flatten",
     "flip",
     "fliplr",
@@ -368,6 +370,8 @@ __all__ = [
     "mul",
     "multiply",
     "nan_to_num",
+    "nanprod",
+    "nansum",
     "neg",
     "negative",
     "not_equal",

@@ -35,11 +35,10 @@ def align(values: tuple, name: str):
             + ", ".join(type(v).__name__ for v in values)
             + " (build one with dndask.array)"
         )
-    ref = next((v for v in dnds if v.split is not None), dnds[0])
     for v in dnds:
-        if v.comm != ref.comm:
+        if v.comm != dnds[0].comm:
             raise ValueError(
-                f"operands of `{name}` must share a comm, got {v.comm!r} and {ref.comm!r}"
+                f"operands of `{name}` must share a comm, got {v.comm!r} and {dnds[0].comm!r}"
             )
     shapes = [np.shape(v) if not isinstance(v, _dndarray.DNDarray) else v.shape for v in values]
     try:
@@ -50,6 +49,13 @@ def align(values: tuple, name: str):
             + ", ".join(_describe(v) for v in values)
         ) from None
     ndim = len(out_shape)
+    # Heat's rule: the first split operand that is not broadcast along its split axis
+    # leads; a split operand broadcast along it (length 1) leads only if none other is split
+    split_dnds = [v for v in dnds if v.split is not None]
+    ref = next(
+        (v for v in split_dnds if v.shape[v.split] == out_shape[v.split + ndim - v.ndim]),
+        split_dnds[0] if split_dnds else dnds[0],
+    )
     split = None if ref.split is None else ref.split + ndim - ref.ndim
     out, parents = [], []
     for v in values:

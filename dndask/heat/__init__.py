@@ -315,6 +315,40 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 _funcs["trace"] = trace
 
 
+def divmod(x1, x2, out1=None, out2=None, /, out=(None, None), *, where=True):
+    """Heat's ``divmod``: ``(floor_divide(x1, x2), remainder(x1, x2))``, torch's promotion.
+
+    >>> import dndask.heat as ht
+    >>> q, r = ht.divmod(ht.array([7, -7]), 3)
+    >>> q.tolist(), r.tolist()
+    ([2, -3], [1, 2])
+    """
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise TypeError(f"`out` of `divmod` must be a tuple of two, got {out!r}")
+    out1 = out[0] if out1 is None else out1
+    out2 = out[1] if out2 is None else out2
+    return (
+        _funcs["floor_divide"](x1, x2, out=out1, where=where),
+        _funcs["remainder"](x1, x2, out=out2, where=where),
+    )
+
+
+def _cumulative(core_fn, name):
+    def cumulative(a, axis, dtype=None, out=None):
+        if axis is None:
+            raise NotImplementedError(f"`{name}` along `axis=None` is not supported (as in Heat)")
+        return _adapt.face(core_fn(a, axis, dtype=_adapt._dtype_arg(dtype), out=out))
+
+    cumulative.__name__ = cumulative.__qualname__ = name
+    cumulative.__doc__ = f"Heat's ``{name}``: ``axis`` is required; see :func:`dndask.{name}`."
+    return cumulative
+
+
+_funcs["divmod"] = divmod
+_funcs["cumsum"] = _cumulative(_core.cumsum, "cumsum")
+_funcs["cumprod"] = _funcs["cumproduct"] = _cumulative(_core.cumprod, "cumprod")
+
+
 # the namespace: Heat's types, every adapted function, then the methods from the op table
 globals().update({name: getattr(types, name) for name in types.__all__})
 globals().update(_funcs)

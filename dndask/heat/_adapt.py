@@ -17,11 +17,11 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from .. import _dndarray, _factories
-from .. import _types as _core_types
+from .. import _dndarray, _elementwise, _factories, _ops
 from . import types
 
 __all__ = ["check_device", "face", "plain", "promoted", "to_array", "wrap"]
+
 
 # set by _array.py: the face's array class
 FACE: dict = {}
@@ -117,86 +117,99 @@ def _py(value):
 
 
 @functools.lru_cache(maxsize=4096)
-def _torch_dtypes(torch_fn: Callable, probes: tuple):
-    """(common input dtype, output dtype) torch gives for these operand kinds, or None."""
-    values = [torch.ones(1, dtype=p) if isinstance(p, torch.dtype) else p[1] for p in probes]
+def _torch_out(torch_fn: Callable, probes: tuple):
+    """The dtype torch's function returns for these operand kinds, or None if it refuses."""
+    values = [torch.ones(1, dtype=p[0]) if len(p) == 1 else p[1] for p in probes]
     try:
         out = torch_fn(*values)
-        common = torch.result_type(*values) if len(values) > 1 else values[0].dtype
-    except (RuntimeError, TypeError):
+    except (RuntimeError, TypeError, NotImplementedError):
         return None
     out = out[0] if isinstance(out, tuple) else out
-    return common, out.dtype
+    return out.dtype
 
 
 def promoted(core_fn: Callable, torch_fn: Callable | None, name: str, arity: int) -> Callable:
-    """An elementwise core function whose dtypes follow torch's promotion, as Heat's do.
+    """An elementwise core function whose dtypes follow Heat's rule.
 
     Operands are DNDarrays or numeric scalars (Heat refuses lists and tensors with a
-    TypeError); two scalars make a 0-d array. Integer operands of a function torch
-    computes in floating point (``exp``, ``true_divide``, ...) are cast to torch's
-    float type first, operands of different types to torch's common type, and the
-    result is cast to torch's output type when numpy's differs.
+    TypeError; unary functions refuse scalars too); two scalars make a 0-d array.
+    The operands are cast to Heat's :func:`~dndask.heat.types.result_type` (integer
+    operands of a unary function torch computes in floating point, like ``exp``, to
+    ``promote_types(t, float32)``), and the result gets the type the torch function
+    gives for operands of that type (``true_divide`` of ints is float32, comparisons
+    are bool). Types torch refuses (``hypot`` of ints on the CPU) raise TypeError, as
+    in Heat. ``where=`` keeps ``out``'s values (zeros without ``out``) where it is False.
     """
 
     @functools.wraps(core_fn)
-    def adapter(*args, out=None, **kwargs):
+    def adapter(*args, out=None, where=True, **kwargs):
         operands = list(args[:arity])
         for i, v in enumerate(operands):
-            if not isinstance(v, _dndarray.DNDarray) and not _is_scalar(v):
-                raise TypeError(
-                    f"operand {i} of `{name}` must be a DNDarray or a numeric scalar, "
-                    f"got {type(v).__name__}"
-                )
+            if not isinstance(v, _dndarray.DNDarray) and (arity == 1 or not _is_scalar(v)):
+                kind = "a DNDarray" if arity == 1 else "a DNDarray or a numeric scalar"
+                raise TypeError(f"operand {i} of `{name}` must be {kind}, got {type(v).__name__}")
         if operands and not any(isinstance(v, _dndarray.DNDarray) for v in operands):
             operands[0] = to_array(operands[0], name)
+        want = None
         if torch_fn is not None:
-            operands = _cast_operands(operands, torch_fn)
+            common = types.result_type(*operands)
+            if arity == 1 and common.dtype.kind in "biu":
+                probe = _torch_out(torch_fn, ((common.torch_type(),),))
+                if probe is not None and (probe.is_floating_point or probe.is_complex):
+                    common = types.promote_types(common, types.float32)  # Heat's local ops
+            out_dtype = _torch_out(torch_fn, _signature(operands, common))
+            if out_dtype is None:
+                raise TypeError(
+                    f"`{name}` does not support operands of "
+                    + ", ".join(_describe(v) for v in operands)
+                    + " (torch's rule, which Heat follows)"
+                )
+            operands = _cast_operands(operands, np.dtype(common.dtype))
+            want = np.dtype(types.canonical_heat_type(out_dtype).dtype)
+        if where is not True:
+            return face(_masked(core_fn, operands, args[arity:], kwargs, out, where, want, name))
         result = core_fn(*operands, *args[arity:], out=out, **kwargs)
-        if out is None and torch_fn is not None:
-            want = _want(operands, torch_fn)
-            if want is not None and result.dtype != want:
-                result = result.astype(want)
+        if out is None and want is not None and np.dtype(result.to_dask().dtype) != want:
+            result = result.astype(want)
         return face(result)
 
     adapter.__name__ = adapter.__qualname__ = name
     return adapter
 
 
-def _signature(operands) -> tuple:
+def _signature(operands, common) -> tuple:
+    """Probes for torch: arrays as tensors of the common type, scalars as Python values."""
     sig = []
     for v in operands:
         if isinstance(v, _dndarray.DNDarray):
-            sig.append(_torch_dtype(v))
+            sig.append((common.torch_type(),))
         else:
             v = _py(v)
             sig.append((type(v).__name__, v if isinstance(v, builtins.bool) else type(v)(1)))
     return tuple(sig)
 
 
-def _torch_dtype(x) -> torch.dtype:
-    return _core_types.to_torch_dtype(np.dtype(x.to_dask().dtype))
+def _describe(value) -> str:
+    if isinstance(value, _dndarray.DNDarray):
+        return str(np.dtype(value.to_dask().dtype))
+    return type(_py(value)).__name__
 
 
-def _want(operands, torch_fn):
-    dts = _torch_dtypes(torch_fn, _signature(operands))
-    return None if dts is None else np.dtype(types.canonical_heat_type(dts[1]).dtype)
+def _masked(core_fn, operands, rest, kwargs, out, where, want, name):
+    """Heat's ``where=``: the result where ``where`` holds, ``out`` (or zeros) elsewhere."""
+    if not isinstance(where, _dndarray.DNDarray):
+        raise TypeError(
+            f"`where` of `{name}` must be a DNDarray of bools, got {type(where).__name__}"
+        )
+    result = core_fn(*operands, *rest, **kwargs)
+    if want is not None and np.dtype(result.to_dask().dtype) != want:
+        result = result.astype(want)
+    base = out if out is not None else _factories.zeros_like(result)
+    return _ops.into(out, _elementwise.where(where, result, base), name)
 
 
-def _cast_operands(operands, torch_fn):
-    dts = _torch_dtypes(torch_fn, _signature(operands))
-    if dts is None:
-        return operands
-    common, out = dts
-    target = (
-        out
-        if (out.is_floating_point or out.is_complex)
-        and not (common.is_floating_point or common.is_complex)
-        else common
-    )
-    if target == torch.bool and out != torch.bool:
-        return operands
-    want = np.dtype(types.canonical_heat_type(target).dtype)
+def _cast_operands(operands, want: np.dtype) -> list:
+    """Array operands cast to the common type (lazily; no cast where it already holds)."""
     return [
         v.astype(want)
         if isinstance(v, _dndarray.DNDarray) and np.dtype(v.to_dask().dtype) != want

@@ -89,7 +89,7 @@ class _HeatType(type):
         return False
 
     def __ne__(cls, other):
-        return not cls.__eq__(other)
+        return not _HeatType.__eq__(cls, other)
 
     def __hash__(cls):
         mine = cls.__dict__.get("dtype")
@@ -285,48 +285,85 @@ def issubdtype(arg1, arg2) -> builtins.bool:
     return issubclass(one, two)
 
 
+# Heat's "intuitive" casts beyond numpy's safe ones: same bit length, integer to float
+_INTUITIVE = {("int16", "float16"), ("int32", "float32"), ("int32", "complex64")}
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def _bits(t) -> builtins.int:
+    return 1 if t.dtype.kind == "b" else t.dtype.itemsize * 8
+
+
+def _casts_intuitively(a, b) -> builtins.bool:
+    return builtins.bool(np.can_cast(a.dtype, b.dtype, "safe")) or (a.__name__, b.__name__) in (
+        _INTUITIVE
+    )
+
+
 def promote_types(type1, type2) -> type:
-    """The smallest type both convert to, by torch's rule.
+    """The smallest type both cast to "intuitively" (Heat's rule, not numpy's or torch's).
 
-    >>> promote_types(int32, float32) is float32
-    True
+    Intuitive casts are numpy's safe ones plus int16 -> float16 and int32 -> float32 /
+    complex64, so ``int32`` and ``float32`` promote to float32, ``int64`` and ``float32``
+    to float64, ``int8`` and ``uint8`` to int16.
+
+    >>> promote_types(int32, float32) is float32, promote_types(int64, float32) is float64
+    (True, True)
     """
-    a = canonical_heat_type(type1).torch_type()
-    b = canonical_heat_type(type2).torch_type()
-    return canonical_heat_type(torch.promote_types(a, b))
+    a, b = canonical_heat_type(type1), canonical_heat_type(type2)
+    shared = [t for t in _CONCRETE if _casts_intuitively(a, t) and _casts_intuitively(b, t)]
+    return builtins.min(
+        shared,
+        key=lambda t: (_bits(t), 0 if np.can_cast(a.dtype, t.dtype, "safe") else 1,
+                       _KIND_ORDER[t.dtype.kind]),
+    )  # fmt: skip
 
 
-def _probe(value):
-    """A stand-in for ``value`` that torch's result_type ranks the same way."""
-    if isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
-        return value
-    if isinstance(value, (_HeatType, np.dtype, torch.dtype, type, str)):
-        return torch.empty(1, dtype=canonical_heat_type(value).torch_type())
+def _family(t) -> builtins.int:
+    return _KIND_ORDER[t.dtype.kind]
+
+
+def _typed(value) -> tuple:
+    """(Heat type, precedence): arrays 0, types 1, 0-d arrays 2, Python scalars 3 (Heat's)."""
+    if isinstance(value, (_HeatType, np.dtype, torch.dtype, str)) or (
+        isinstance(value, type) and value not in _PYTHON
+    ):
+        return canonical_heat_type(value), 1
+    if isinstance(value, type):
+        return _PYTHON[value], 1
     dtype = getattr(value, "dtype", None)
-    if dtype is None:
-        raise TypeError(f"cannot find the type of {type(value).__name__}")
-    ndim = len(getattr(value, "shape", ()))
-    return torch.empty((1,) * builtins.max(ndim, 1), dtype=canonical_heat_type(dtype).torch_type())
+    if dtype is not None:
+        return canonical_heat_type(dtype), 0 if len(getattr(value, "shape", ())) else 2
+    if isinstance(value, np.generic):
+        return canonical_heat_type(value.dtype), 2
+    return heat_type_of(value), 3
 
 
 def result_type(*arrays_and_types) -> type:
-    """The type an operation on these operands returns, by torch's rule.
+    """The type an operation on these operands returns, by Heat's rule.
 
-    Python scalars rank below arrays of the same kind, as in torch and Heat.
+    Types of one family (bool, integer, float, complex) promote by
+    :func:`promote_types` at equal precedence; otherwise arrays rank above types,
+    types above 0-d arrays, those above Python scalars, and across families the
+    higher family wins with its own type (``int32`` array + ``2.5`` is float32).
 
     >>> result_type(int32, 1.0) is float32
     True
     """
     if not arrays_and_types:
         raise TypeError("`result_type` needs at least one operand")
-    probes = [_probe(v) for v in arrays_and_types]
-    out = probes[0]
-    for p in probes[1:]:
-        t = torch.result_type(out, p)
-        out = torch.empty(1, dtype=t)
-    if not isinstance(out, torch.Tensor):
-        return _PYTHON[type(out)]
-    return canonical_heat_type(out.dtype)
+    t2, p2 = _typed(arrays_and_types[-1])
+    for value in reversed(arrays_and_types[:-1]):
+        t1, p1 = _typed(value)
+        if t1 is t2:
+            p2 = builtins.min(p1, p2)
+        elif p1 == p2:
+            t2 = promote_types(t1, t2)
+        elif _family(t1) == _family(t2):
+            t2, p2 = (t1 if p1 < p2 else t2), builtins.min(p1, p2)
+        else:
+            t2, p2 = (t2 if _family(t1) < _family(t2) else t1), builtins.min(p1, p2)
+    return t2
 
 
 class finfo:  # noqa: N801
