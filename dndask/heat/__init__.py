@@ -344,6 +344,36 @@ def _cumulative(core_fn, name):
     return cumulative
 
 
+def broadcast_shape(shape_a, shape_b) -> tuple:
+    """Heat's ``broadcast_shape`` of two shapes (ValueError if they do not broadcast).
+
+    >>> import dndask.heat as ht
+    >>> ht.broadcast_shape((5, 1, 3), (4, 1))
+    (5, 4, 3)
+    """
+    try:
+        return tuple(_builtins.int(n) for n in _np.broadcast_shapes(tuple(shape_a), tuple(shape_b)))
+    except ValueError:
+        raise ValueError(f"shapes {shape_a} and {shape_b} cannot be broadcast together") from None
+
+
+def _arg_reduction(core_fn, name):
+    def arg_reduction(x, axis=None, out=None, keepdims=False, **kwargs):
+        result = core_fn(x, axis, keepdims=keepdims, **kwargs)
+        if axis is None and not keepdims:
+            result = result.reshape((1,))  # Heat gives a 1-element array for axis=None
+        if out is not None:
+            return _adapt.face(_ops.into(out, result, name))
+        return _adapt.face(result)
+
+    arg_reduction.__name__ = arg_reduction.__qualname__ = name
+    arg_reduction.__doc__ = f"Heat's ``{name}``: shape ``(1,)`` for ``axis=None``."
+    return arg_reduction
+
+
+_funcs["broadcast_shape"] = broadcast_shape
+_funcs["argmax"] = _arg_reduction(_core.argmax, "argmax")
+_funcs["argmin"] = _arg_reduction(_core.argmin, "argmin")
 _funcs["divmod"] = divmod
 _funcs["cumsum"] = _cumulative(_core.cumsum, "cumsum")
 _funcs["cumprod"] = _funcs["cumproduct"] = _cumulative(_core.cumprod, "cumprod")

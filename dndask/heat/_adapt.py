@@ -70,15 +70,26 @@ def _kwargs(fn: Callable, kwargs: dict) -> dict:
         check_device(kwargs.pop("device"))
     if "dtype" in kwargs:
         kwargs["dtype"] = _dtype_arg(kwargs["dtype"])
+    if isinstance(kwargs.get("axis"), list):  # Heat takes a list of axes where numpy a tuple
+        kwargs["axis"] = tuple(kwargs["axis"])
     return kwargs
 
 
 def wrap(fn: Callable, name: str | None = None) -> Callable:
-    """``fn`` with Heat's arguments accepted and face arrays returned."""
+    """``fn`` with Heat's arguments accepted and face arrays returned.
+
+    ``out=`` is accepted by every function (Heat has it on most): where the core
+    function has no ``out``, its result is written into ``out`` after every check.
+    """
+    label = name or getattr(fn, "__name__", "function")
 
     @functools.wraps(fn)
     def adapter(*args, **kwargs):
-        return face(fn(*args, **_kwargs(fn, kwargs)))
+        out = kwargs.pop("out", None) if "out" not in _parameters(fn) else None
+        result = fn(*args, **_kwargs(fn, kwargs))
+        if out is not None:
+            return face(_ops.into(out, result, label))
+        return face(result)
 
     if name is not None:
         adapter.__name__ = adapter.__qualname__ = name
@@ -178,15 +189,8 @@ def promoted(core_fn: Callable, torch_fn: Callable | None, name: str, arity: int
 
 
 def _signature(operands, common) -> tuple:
-    """Probes for torch: arrays as tensors of the common type, scalars as Python values."""
-    sig = []
-    for v in operands:
-        if isinstance(v, _dndarray.DNDarray):
-            sig.append((common.torch_type(),))
-        else:
-            v = _py(v)
-            sig.append((type(v).__name__, v if isinstance(v, builtins.bool) else type(v)(1)))
-    return tuple(sig)
+    """Probes for torch: every operand as a tensor of the common type, as Heat calls torch."""
+    return ((common.torch_type(),),) * len(operands)
 
 
 def _describe(value) -> str:

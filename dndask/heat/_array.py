@@ -176,6 +176,12 @@ class DNDarray(_dndarray.DNDarray):
     def __invert__(self):
         return _FUNCS["invert"](self)
 
+    def __round__(self, ndigits=None):
+        """``round(x)``: a Python number for one element, else an elementwise round (Heat)."""
+        if self.size == 1:
+            return round(self.item(), ndigits)
+        return _FUNCS["round"](self, 0 if ndigits is None else ndigits)
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         return _adapt.face(
             _dndarray.DNDarray.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
@@ -229,6 +235,8 @@ def _inplace(fn):
 # Heat's DNDarray methods that are the face's functions with the array first
 METHODS = (
     "allclose",
+    "argmax",
+    "argmin",
     "average",
     "diagonal",
     "fill_diagonal",
