@@ -878,7 +878,7 @@ CATALOGUE: dict[str, Bad] = {
     "diagonal-same-axes": Bad(
         lambda e: ht.diagonal(e.a, 0, 1, 1), ValueError, r"`axis1` and `axis2` of `diagonal`"
     ),
-    "triu-1d": Bad(lambda e: ht.triu(e.v), ValueError, r"`a` of `triu` must have at least 2"),
+    "triu-0d": Bad(lambda e: ht.triu(e.scalar), ValueError, r"`a` of `triu` must have at least 1"),
     "split-unequal": Bad(
         lambda e: ht.split(e.a, 3), ValueError, r"`indices_or_sections` 3 does not divide"
     ),

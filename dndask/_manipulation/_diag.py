@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dndarray, _layout
 from . import _checks
+from ._broadcast import broadcast_to
 
 
 def _offset(value, name: str) -> int:
@@ -27,8 +28,10 @@ def _offset(value, name: str) -> int:
 def _triangle(a: _dndarray.DNDarray, k, upper: bool, name: str) -> _dndarray.DNDarray:
     _checks.check_dndarray(a)
     k = _offset(k, "k")
-    if a.ndim < 2:
-        raise ValueError(f"`a` of `{name}` must have at least 2 dimensions, got {a.ndim}")
+    if a.ndim == 0:
+        raise ValueError(f"`a` of `{name}` must have at least 1 dimension, got 0")
+    if a.ndim == 1:  # numpy's rule: the vector is a row repeated into a square matrix
+        a = broadcast_to(a, (a.shape[0], a.shape[0]))
     x = a.to_dask()
     starts = [np.cumsum((0, *c[:-1])) for c in x.chunks]
 
@@ -45,7 +48,8 @@ def _triangle(a: _dndarray.DNDarray, k, upper: bool, name: str) -> _dndarray.DND
 def triu(a: _dndarray.DNDarray, k: int = 0) -> _dndarray.DNDarray:
     """The array with the elements below the ``k``-th diagonal zeroed (last two axes).
 
-    Each rank zeroes its own chunk; the split is kept and nothing moves.
+    Each rank zeroes its own chunk; the split is kept and nothing moves. A 1-D
+    input is first repeated into a square matrix, as numpy does (split on axis 1).
 
     >>> import dndask as ht
     >>> ht.triu(ht.ones((3, 3), split=0)).numpy().tolist()

@@ -372,6 +372,9 @@ def _arg_reduction(core_fn, name):
 
 
 _funcs["broadcast_shape"] = broadcast_shape
+for _name in ("vector_norm", "matrix_norm", "norm"):  # Heat's top-level names
+    _funcs[_name] = getattr(linalg, _name)
+_funcs["matmul"] = linalg.matmul
 _funcs["argmax"] = _arg_reduction(_core.argmax, "argmax")
 _funcs["argmin"] = _arg_reduction(_core.argmin, "argmin")
 _funcs["divmod"] = divmod

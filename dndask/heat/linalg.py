@@ -8,3 +8,14 @@ from . import _adapt
 __all__ = list(_core_linalg.__all__)
 
 globals().update({name: _adapt.wrap(getattr(_core_linalg, name)) for name in __all__})
+
+
+def matmul(a, b, allow_resplit: bool = False):
+    """Heat's ``matmul``: ``allow_resplit`` is accepted (dndask plans every split pair)."""
+    if not isinstance(allow_resplit, bool):
+        raise TypeError(f"`allow_resplit` must be a bool, got {type(allow_resplit).__name__}")
+    return _adapt.face(_core_linalg.matmul(a, b))
+
+
+expm = globals()["matrix_exp"]  # Heat's alias
+__all__ = sorted({*__all__, "expm"})

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numbers
 
-from .. import _random
+import numpy as np
+
+from .. import _dndarray, _elementwise, _random
 from . import _adapt, types
 
 __all__ = [
@@ -32,7 +34,7 @@ __all__ = [
 ]
 
 _ALGORITHMS = ("Threefry", "Batchparallel")
-_mode = {"algorithm": "Threefry"}
+_mode = {"algorithm": "Batchparallel"}  # Heat 1.8's default
 
 
 def seed(seed: int | None = None) -> None:
@@ -41,9 +43,15 @@ def seed(seed: int | None = None) -> None:
 
 
 def get_state() -> tuple:
-    """Heat's 5-tuple ``(algorithm, seed, counter, 0, 0.0)``; the counter counts calls."""
+    """Heat's 5-tuple ``(algorithm, seed, counter or local seed, 0, 0.0)``.
+
+    With "Threefry" the third item is dndask's counter (one per call, not Heat's
+    count of drawn values); with "Batchparallel" it is the driver's local seed, the
+    seed itself (Heat's seed plus the rank, for rank 0).
+    """
     _, seed_, counter = _random.get_state()
-    return (_mode["algorithm"], seed_, counter, 0, 0.0)
+    third = counter if _mode["algorithm"] == "Threefry" else seed_
+    return (_mode["algorithm"], seed_, third, 0, 0.0)
 
 
 def set_state(state: tuple) -> None:
@@ -61,8 +69,9 @@ def set_state(state: tuple) -> None:
         raise ValueError(
             f"`state` algorithm must be 'Threefry' or 'Batchparallel', got {algorithm!r}"
         )
-    if algorithm == "Batchparallel" and seed_ is None:
-        seed_, counter = counter, 0  # a local seed only: dndask has one global stream
+    if algorithm == "Batchparallel":
+        # (seed, local seed): dndask has one global stream, keyed by the seed
+        seed_, counter = (counter if seed_ is None else seed_), 0
     for name, value in (("seed", seed_), ("counter", counter)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise ValueError(f"`state` {name} must be an int, got {value!r}")
@@ -75,36 +84,48 @@ def _shape(args, kwargs, name):
 
 
 def rand(*d, dtype=types.float32, split=None, device=None, comm=None):
-    """Uniform samples in [0, 1) of shape ``d``."""
+    """Uniform samples in [0, 1) of shape ``d``; one Python float without ``d`` (Heat)."""
     _adapt.check_device(device)
-    return _adapt.face(_random.rand(*d, dtype=dtype, split=split, comm=comm))
+    out = _random.rand(*(d or (1,)), dtype=dtype, split=split, comm=comm)
+    return out.item() if not d else _adapt.face(out)
 
 
 def randn(*d, dtype=types.float32, split=None, device=None, comm=None):
-    """Standard normal samples of shape ``d``."""
+    """Standard normal samples of shape ``d``; one Python float without ``d`` (Heat)."""
     _adapt.check_device(device)
-    return _adapt.face(_random.randn(*d, dtype=dtype, split=split, comm=comm))
+    out = _random.randn(*(d or (1,)), dtype=dtype, split=split, comm=comm)
+    return out.item() if not d else _adapt.face(out)
 
 
 def standard_normal(shape=None, dtype=types.float32, split=None, device=None, comm=None):
     """Standard normal samples of ``shape`` (Heat's keyword order)."""
     _adapt.check_device(device)
-    shape = () if shape is None else shape
+    shape = (1,) if shape is None else shape
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     return _adapt.face(_random.randn(*shape, dtype=dtype, split=split, comm=comm))
 
 
 def normal(mean=0.0, std=1.0, shape=None, dtype=types.float32, split=None, device=None, comm=None):
-    """Normal samples of ``shape``."""
+    """Normal samples of ``shape``; ``mean`` and ``std`` may be DNDarrays (Heat).
+
+    With arrays the samples are ``mean + std * randn(shape)`` (``shape`` defaults to
+    the broadcast shape of ``mean`` and ``std``).
+    """
     _adapt.check_device(device)
-    shape = () if shape is None else shape
+    arrays = [v for v in (mean, std) if isinstance(v, _dndarray.DNDarray)]
+    if arrays:
+        if shape is None:
+            shape = np.broadcast_shapes(*(v.shape for v in arrays))
+        base = _random.randn(*shape, dtype=dtype, split=split, comm=comm or arrays[0].comm)
+        return _adapt.face(_elementwise.add(_elementwise.multiply(base, std), mean))
+    shape = (1,) if shape is None else shape
     return _adapt.face(_random.normal(mean, std, shape, dtype=dtype, split=split, comm=comm))
 
 
 def random(shape=None, dtype=types.float32, split=None, device=None, comm=None):
-    """Uniform samples in [0, 1) of ``shape`` (Heat's default type is float32)."""
+    """Uniform samples in [0, 1) of ``shape`` (Heat's defaults: float32, shape ``(1,)``)."""
     _adapt.check_device(device)
-    shape = () if shape is None else shape
+    shape = (1,) if shape is None else shape
     return _adapt.face(_random.random(shape, dtype=dtype, split=split, comm=comm))
 
 
@@ -123,9 +144,12 @@ random_integer = randint
 
 
 def randperm(n, dtype=types.int64, split=None, device=None, comm=None):
-    """A random permutation of ``range(n)``."""
+    """A random permutation of ``range(n)``, of any numeric ``dtype`` (Heat)."""
     _adapt.check_device(device)
-    return _adapt.face(_random.randperm(n, dtype=dtype, split=split, comm=comm))
+    want = types.canonical_heat_type(_adapt._dtype_arg(dtype))
+    if want.dtype.kind in "iu":
+        return _adapt.face(_random.randperm(n, dtype=want, split=split, comm=comm))
+    return _adapt.face(_random.randperm(n, split=split, comm=comm).astype(want))
 
 
 def permutation(x, **kwargs):
