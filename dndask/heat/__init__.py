@@ -241,7 +241,9 @@ def repeat(a, repeats, axis=None) -> DNDarray:
 
 
 def tile(x, reps) -> DNDarray:
-    """Heat's ``tile``: a scalar or list ``x`` is made an array first."""
+    """Heat's ``tile``: a scalar or list ``x`` becomes an array; ``reps`` may be a DNDarray."""
+    if isinstance(reps, _dndarray.DNDarray):
+        reps = tuple(_builtins.int(v) for v in reps.numpy().reshape(-1).tolist())
     return _adapt.face(_core.tile(_as_array(x, "tile"), reps))
 
 
@@ -371,6 +373,67 @@ def _arg_reduction(core_fn, name):
     return arg_reduction
 
 
+def _joined(core_fn, name):
+    """A join whose operands are first cast to Heat's common type (int32 + float32: float32)."""
+
+    def join(arrays, *args, **kwargs):
+        if isinstance(arrays, (list, tuple)) and arrays:
+            arrays = list(arrays)
+            dnds = [a for a in arrays if isinstance(a, _dndarray.DNDarray)]
+            if dnds:
+                common = types.result_type(*dnds)
+                arrays = [
+                    a.astype(common) if isinstance(a, _dndarray.DNDarray) and a.dtype != common
+                    else a
+                    for a in arrays
+                ]  # fmt: skip
+                if name == "hstack" and _builtins.any(a.ndim > 1 for a in dnds):
+                    # Heat joins a 1-D array to 2-D ones as a column
+                    arrays = [_core.expand_dims(a, 1) if a.ndim == 1 else a for a in arrays]
+        return _adapt.face(core_fn(arrays, *args, **kwargs))
+
+    join.__name__ = join.__qualname__ = name
+    join.__doc__ = (
+        f"Heat's ``{name}``: operands promoted by Heat's rule; see :func:`dndask.{name}`."
+    )
+    return join
+
+
+for _name in ("concatenate", "stack", "vstack", "hstack", "column_stack", "row_stack"):
+    _funcs[_name] = _joined(getattr(_core, _name), _name)
+
+
+def diagonal(a, offset=0, dim1=0, dim2=1):
+    """Heat's ``diagonal`` (``dim1``/``dim2`` for numpy's ``axis1``/``axis2``)."""
+    return _adapt.face(_core.diagonal(a, offset, dim1, dim2))
+
+
+def _shape_like(value):
+    """A DNDarray used as a shape or a list of axes (Heat accepts them) as a tuple of ints."""
+    if isinstance(value, _dndarray.DNDarray):
+        return tuple(_builtins.int(v) for v in value.numpy().reshape(-1).tolist())
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def flip(a, axis=None):
+    """Heat's ``flip``: ``axis`` may be a list."""
+    return _adapt.face(_core.flip(a, _shape_like(axis)))
+
+
+def reshape(a, *shape, new_split=None, **kwargs):
+    """Heat's ``reshape``: the shape may be a DNDarray or a list."""
+    if len(shape) == 1:
+        shape = (_shape_like(shape[0]),)
+    if "shape" in kwargs:
+        shape = (_shape_like(kwargs.pop("shape")),)
+    if kwargs:
+        raise TypeError(f"`reshape` got unexpected keywords {sorted(kwargs)}")
+    return _adapt.face(_core.reshape(a, *shape, new_split=new_split))
+
+
+_funcs["diagonal"], _funcs["flip"], _funcs["reshape"] = diagonal, flip, reshape
 _funcs["broadcast_shape"] = broadcast_shape
 for _name in ("vector_norm", "matrix_norm", "norm"):  # Heat's top-level names
     _funcs[_name] = getattr(linalg, _name)
