@@ -825,9 +825,9 @@ CATALOGUE: dict[str, Bad] = {
         ("i4",),
     ),
     "heat-iadd-shape": Bad(
-        lambda e: iadd(hf.asarray(e.a), hf.ones((2, 4, 3))),
+        lambda e: iadd(hf.asarray(e.a), hf.ones((2, 4, 3), comm=e.comm)),
         ValueError,
-        r"must have shape \(4, 3\)",
+        r"`out` of `add` must have shape \(2, 4, 3\), got \(4, 3\)",
     ),
     "heat-type-two-values": Bad(
         lambda e: hf.float32(1, 2), TypeError, r"`float32` takes at most 1 argument"

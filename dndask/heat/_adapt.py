@@ -65,6 +65,15 @@ def _parameters(fn: Callable) -> frozenset:
         return frozenset()
 
 
+@functools.cache
+def _positional(fn: Callable) -> tuple:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
 def _kwargs(fn: Callable, kwargs: dict) -> dict:
     if "device" in kwargs and "device" not in _parameters(fn):
         check_device(kwargs.pop("device"))
@@ -83,8 +92,17 @@ def wrap(fn: Callable, name: str | None = None) -> Callable:
     """
     label = name or getattr(fn, "__name__", "function")
 
+    axis_second = _positional(fn)[1:2] == ("axis",)
+
     @functools.wraps(fn)
     def adapter(*args, **kwargs):
+        if axis_second and len(args) > 1 and isinstance(args[1], list):
+            args = (args[0], tuple(args[1]), *args[2:])
+        if "bessel" in kwargs and "ddof" in _parameters(fn):  # Heat's std/var keyword
+            bessel = kwargs.pop("bessel")
+            if not isinstance(bessel, builtins.bool):
+                raise TypeError(f"`bessel` must be a bool, got {type(bessel).__name__}")
+            kwargs.setdefault("ddof", 1 if bessel else 0)
         out = kwargs.pop("out", None) if "out" not in _parameters(fn) else None
         result = fn(*args, **_kwargs(fn, kwargs))
         if out is not None:

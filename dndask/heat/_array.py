@@ -199,9 +199,11 @@ _FUNCS: dict = {}
 
 
 def _method(fn):
+    adapted = _adapt.wrap(fn)  # Heat's arguments (list axes, out=, bessel=, device=)
+
     @functools.wraps(fn)
     def method(self, *args, **kwargs):
-        return _adapt.face(fn(self, *args, **kwargs))
+        return adapted(self, *args, **kwargs)
 
     return method
 
