@@ -131,7 +131,7 @@ def test_larray_scalars_and_lists(comm_of):
     comm = comm_of(3)
     assert ht.array(5.0, comm=comm).larray.item() == 5.0
     assert ht.sum(ht.arange(4, split=0, comm=comm)).larray.item() == 6
-    assert ht.zeros_like(3).shape == () and ht.ones_like([[1, 2]]).shape == (1, 2)
+    assert ht.zeros_like(3).shape == (1,) and ht.ones_like([[1, 2]]).shape == (1, 2)
     assert ht.repeat(42, 2).tolist() == [42, 42]
     assert ht.tile(10, (2, 2)).tolist() == [[10, 10], [10, 10]]
     assert ht.trace([[1, 2], [3, 4]]) == 5

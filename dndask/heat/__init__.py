@@ -222,6 +222,8 @@ def _like(core_fn, name):
     def like(a, *args, dtype=None, split=None, device=None, comm=None, order="C", **kwargs):
         _adapt.check_device(device)
         _check_order(order)
+        if isinstance(a, (_numbers.Number, _np.generic)):
+            a = array([a])  # Heat: a scalar is like a 1-element array
         a = _as_array(a, name)
         kwargs["split"] = "same" if split is None else split
         return _adapt.face(core_fn(a, *args, dtype=_adapt._dtype_arg(dtype), comm=comm, **kwargs))
@@ -434,6 +436,23 @@ def reshape(a, *shape, new_split=None, **kwargs):
 
 
 _funcs["diagonal"], _funcs["flip"], _funcs["reshape"] = diagonal, flip, reshape
+
+
+def _closeness(core_fn, name):
+    def close(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
+        if not isinstance(x, _dndarray.DNDarray):
+            x = _as_array(x, name)
+        if not isinstance(y, (_dndarray.DNDarray, _numbers.Number, _np.generic)):
+            y = _as_array(y, name)
+        return _adapt.face(core_fn(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+    close.__name__ = close.__qualname__ = name
+    close.__doc__ = f"Heat's ``{name}``: array-likes and scalars accepted; see ``dndask.{name}``."
+    return close
+
+
+_funcs["isclose"] = _closeness(_core.isclose, "isclose")
+_funcs["allclose"] = _closeness(_core.allclose, "allclose")
 _funcs["broadcast_shape"] = broadcast_shape
 for _name in ("vector_norm", "matrix_norm", "norm"):  # Heat's top-level names
     _funcs[_name] = getattr(linalg, _name)

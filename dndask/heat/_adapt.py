@@ -172,6 +172,13 @@ def promoted(core_fn: Callable, torch_fn: Callable | None, name: str, arity: int
 
     @functools.wraps(core_fn)
     def adapter(*args, out=None, where=True, **kwargs):
+        if (
+            arity == 1
+            and len(args) == 2
+            and out is None
+            and isinstance(args[1], _dndarray.DNDarray)
+        ):
+            args, out = args[:1], args[1]  # Heat's unary functions take `out` second
         operands = list(args[:arity])
         for i, v in enumerate(operands):
             if not isinstance(v, _dndarray.DNDarray) and (arity == 1 or not _is_scalar(v)):
