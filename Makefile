@@ -1,6 +1,8 @@
 # Two entry points for a fresh machine:
 #   make demo   installs dndask and runs the seed tour on the embedded 4-worker cluster
 #   make test   installs the test extras and runs lint, doctests and the whole test suite
+# and one for CI, against releases newer than pyproject's pin (docs/dask-versions.md):
+#   make test-dask-next   the placement and bytes-moved tests on the newest dask and distributed
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -32,7 +34,7 @@ pytest: $(VENV)/.installed
 test: lint doctest pytest
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(DASK_NEXT_VENV) .pytest_cache .ruff_cache
 
 # dndask, dask and Heat (installed in bench/.heat-venv on first use) side by side;
 # writes docs/performance.md and its plot. BENCH_ARGS=--quick is a smoke run.
@@ -40,3 +42,27 @@ BENCH_ARGS ?= --out
 .PHONY: bench
 bench: $(VENV)/.installed
 	$(PY) -m bench $(BENCH_ARGS)
+
+# The placement and bytes-moved tests against the NEWEST dask and distributed, ignoring the
+# pin in pyproject.toml (see docs/dask-versions.md), in a venv of their own; then the same
+# tests again with dask's `array.query-planning` on. DASK_NEXT picks other releases, e.g.
+# DASK_NEXT="dask[array]==2025.1.0 distributed==2025.1.0" checks the lower bound.
+DASK_NEXT ?= dask[array] distributed
+DASK_NEXT_VENV ?= .venv-dask-next
+DASK_NEXT_PY := $(DASK_NEXT_VENV)/bin/python
+DASK_NEXT_FILES ?= tests/test_compat.py tests/test_distribution.py tests/test_per_rank.py
+DASK_NEXT_MOVES ?= tests/test_indexing.py tests/test_linalg.py tests/test_manipulation.py
+DASK_NEXT_K ?= moves or traffic or sends or places
+DASK_NEXT_PYTEST = PYTHONPATH=$(CURDIR) DNDASK_PROGRESS=off $(DASK_NEXT_PY) -m pytest -q \
+	-p no:cacheprovider
+.PHONY: test-dask-next
+test-dask-next:
+	test -x $(DASK_NEXT_PY) || $(PYTHON) -m venv $(DASK_NEXT_VENV)
+	$(DASK_NEXT_PY) -m pip install --quiet --upgrade pip
+	$(DASK_NEXT_PY) -m pip install --quiet "$(TORCH)" numpy pytest pytest-timeout hypothesis
+	$(DASK_NEXT_PY) -m pip install --quiet --upgrade $(DASK_NEXT)
+	$(DASK_NEXT_PY) -c "import dask, distributed; print('dask', dask.__version__, 'distributed', distributed.__version__)"
+	$(DASK_NEXT_PYTEST) $(DASK_NEXT_FILES)
+	$(DASK_NEXT_PYTEST) $(DASK_NEXT_MOVES) -k "$(DASK_NEXT_K)"
+	DASK_ARRAY__QUERY_PLANNING=True $(DASK_NEXT_PYTEST) $(DASK_NEXT_FILES)
+	DASK_ARRAY__QUERY_PLANNING=True $(DASK_NEXT_PYTEST) $(DASK_NEXT_MOVES) -k "$(DASK_NEXT_K)"

@@ -1,103 +1,22 @@
 """dndask: Heat's distributed arrays (split, lshape_map, redistribute_, resplit_) on Dask.
 
+Importing the package attaches DNDarray's methods (:mod:`dndask._methods`) and registers
+the numpy functions it implements (:mod:`dndask._numpy_functions`); the elementwise
+functions come from the operation table (:mod:`dndask._optable`). ``__all__`` is written
+out; a test checks it against the table.
+
 >>> import dndask as ht
 >>> a = ht.zeros((7, 4, 3), split=0)
 >>> a.split, a.shape
 (0, (7, 4, 3))
 """
 
-from . import array_api, linalg, random
+from . import _methods, _numpy_functions, array_api, linalg, random  # noqa: F401 (registration)
 from ._cluster import current_client, init, shutdown
 from ._comm import Comm, get_comm, use_comm
 from ._dndarray import Device, DNDarray, LshapeMap, cpu
-from ._elementwise import (
-    abs,
-    absolute,
-    add,
-    allclose,
-    arccos,
-    arccosh,
-    arcsin,
-    arcsinh,
-    arctan,
-    arctan2,
-    arctanh,
-    bitwise_and,
-    bitwise_not,
-    bitwise_or,
-    bitwise_xor,
-    ceil,
-    clip,
-    conj,
-    copysign,
-    cos,
-    cosh,
-    deg2rad,
-    div,
-    divide,
-    equal,
-    exp,
-    exp2,
-    expm1,
-    fabs,
-    floor,
-    floor_divide,
-    fmax,
-    fmin,
-    fmod,
-    greater,
-    greater_equal,
-    hypot,
-    imag,
-    invert,
-    isclose,
-    isfinite,
-    isinf,
-    isnan,
-    left_shift,
-    less,
-    less_equal,
-    log,
-    log1p,
-    log2,
-    log10,
-    logaddexp,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    maximum,
-    minimum,
-    mod,
-    mul,
-    multiply,
-    nan_to_num,
-    neg,
-    negative,
-    not_equal,
-    positive,
-    pow,
-    power,
-    rad2deg,
-    real,
-    remainder,
-    right_shift,
-    rint,
-    round,
-    sign,
-    signbit,
-    sin,
-    sinh,
-    sqrt,
-    square,
-    sub,
-    subtract,
-    tan,
-    tanh,
-    true_divide,
-    trunc,
-    where,
-)
+from ._elementwise import FUNCTIONS as _TABLE_FUNCTIONS
+from ._elementwise import allclose, clip, isclose, nan_to_num, round, where
 from ._factories import (
     arange,
     array,
@@ -221,6 +140,9 @@ from ._types import (
 )
 from ._ufuncs_extra import gcd, isneginf, isposinf, lcm, logaddexp2, modf, sgn
 from ._xarray import from_xarray
+
+# the elementwise functions generated from the operation table (dndask._optable)
+globals().update(_TABLE_FUNCTIONS)
 
 __version__ = "0.1.0"
 

@@ -15,11 +15,11 @@ import sys
 import threading
 
 import distributed
-from distributed.deploy.cluster import Cluster
 
-from . import _launch, _recovery
+from . import _launch, _mpi, _recovery
+from ._compat import NannyKeepingCluster
 
-__all__ = ["current_client", "init", "shutdown"]
+__all__ = ["current_client", "init", "on_shutdown", "shutdown"]
 
 _DEFAULT_WORKERS = 4
 _lock = threading.RLock()
@@ -27,6 +27,16 @@ _client: distributed.Client | None = None
 _cluster: distributed.LocalCluster | None = None
 _owns_client = False
 _in_mpi_job = False  # the client leads an MPI job: closing it ends the whole job's cluster
+_shutdown_hooks: list = []  # called under the lock when the cluster goes (layers above register)
+
+
+def on_shutdown(hook) -> None:
+    """Call ``hook()`` whenever :func:`shutdown` forgets the cluster.
+
+    The layers above register here (``_comm`` forgets its default comm), so this module
+    never imports them.
+    """
+    _shutdown_hooks.append(hook)
 
 
 def _default_workers() -> int:
@@ -141,8 +151,6 @@ def init(
                 address=address, scheduler_file=scheduler_file, security=security
             )
         elif mpi:
-            from . import _mpi
-
             options = {"interface": interface or os.environ.get("DNDASK_INTERFACE") or None}
             client = _mpi.start(gpu=gpu, tls=tls, **options, **cluster_kwargs)
         else:
@@ -153,7 +161,7 @@ def init(
         return client
 
 
-class LoopbackCluster(distributed.LocalCluster):
+class LoopbackCluster(NannyKeepingCluster):
     """``LocalCluster`` whose nannies are never closed while they restart a worker.
 
     When a worker is removed, ``SpecCluster`` arms a timer
@@ -165,13 +173,9 @@ class LoopbackCluster(distributed.LocalCluster):
     has no worker for good. This cluster's nannies run in the driver's
     process and restart their own worker, so nothing needs the hard close;
     how long a rank waits for its replacement is dndask's own
-    ``$DNDASK_LOST_WORKER_TIMEOUT``.
+    ``$DNDASK_LOST_WORKER_TIMEOUT``. (The override of SpecCluster's private
+    method is :class:`dndask._compat.NannyKeepingCluster`.)
     """
-
-    def _update_worker_status(self, op, msg):
-        if op == "remove":  # the bookkeeping only, without SpecCluster's close timer
-            return Cluster._update_worker_status(self, op, msg)
-        return super()._update_worker_status(op, msg)
 
 
 def _start_local(n_workers, gpu: bool, tls: bool, cluster_kwargs: dict):
@@ -256,15 +260,12 @@ def shutdown() -> None:
     >>> ht.shutdown()
     """
     global _client, _cluster, _owns_client, _in_mpi_job
-    from . import _comm
-
     with _lock:
         client, cluster, owned, in_mpi = _client, _cluster, _owns_client, _in_mpi_job
         _client, _cluster, _owns_client, _in_mpi_job = None, None, False, False
-        _comm.reset_default()
+        for hook in _shutdown_hooks:
+            hook()
         if owned and client is not None and in_mpi:
-            from . import _mpi
-
             _mpi.shutdown(client)
         elif owned and client is not None:
             client.close()

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 import distributed
 
 from . import _cluster, _launch, _layout
+from ._compat import scheduler_workers
 
 __all__ = ["Comm", "get_comm", "use_comm"]
 
@@ -40,7 +41,7 @@ def live_workers(client: distributed.Client) -> dict[str, dict]:
     cache that the client's periodic refresh (which asks for no workers) can
     overwrite between the query and the read, so it sometimes lists none.
     """
-    return client.sync(client.scheduler.identity, n_workers=-1)["workers"]
+    return scheduler_workers(client)
 
 
 def _worker_order(info: dict) -> list[str]:
@@ -195,6 +196,9 @@ def use_comm(comm: Comm | None) -> None:
 def reset_default() -> None:
     """Forget the default comm (the cluster changed)."""
     use_comm(None)
+
+
+_cluster.on_shutdown(reset_default)
 
 
 def sanitize_comm(comm: object) -> Comm:

@@ -17,10 +17,8 @@ import dask
 import dask.array as da
 import distributed
 import numpy as np
-from dask._task_spec import Alias, Task, TaskRef
-from dask.array.core import concatenate3
-from dask.core import flatten
 
+from ._compat import Task, TaskRef, concatenate3, flatten, optimize_pinned
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
 
 _PROGRESS_ENV = "DNDASK_PROGRESS"
@@ -48,25 +46,6 @@ def _placed(table: Mapping) -> Iterator[None]:
     """Pin the keys in ``table`` to their workers for graphs submitted inside."""
     with dask.annotate(workers=Placement(table), allow_other_workers=False):
         yield
-
-
-def _optimized(collection, table: Mapping) -> tuple[object, dict]:
-    """``collection`` optimized by Dask, and ``table`` extended to the tasks it fused.
-
-    Dask's linear fusion merges a chain of tasks into one task under a new
-    key and leaves the chain's last key as an alias of it. Unless the fused
-    task is pinned where that key is, the scheduler may run it on another
-    worker (a tie between the inputs of a redistribution's join, say) and
-    its result then travels to the pinned alias.
-    """
-    before = set(collection.__dask_graph__().keys())
-    (optimized,) = dask.optimize(collection)
-    table = dict(table)
-    for key, node in dict(optimized.__dask_graph__()).items():
-        made = isinstance(node, Alias) and node.target not in before
-        if made and key in table and node.target not in table:
-            table[node.target] = table[key]
-    return optimized, table
 
 
 def _progress_mode() -> str:
@@ -122,7 +101,7 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, 
     token = uuid.uuid4().hex
     dsk = dict(graph)
     table = dict(table)
-    counter = iter(range(len(list(flatten(keys, container=list)))))
+    counter = iter(range(len(list(flatten(keys)))))
 
     def alias(structure):
         if isinstance(structure, list):
@@ -144,11 +123,11 @@ def compute(array: da.Array, client: distributed.Client, table: Mapping, comm=No
     lets an error about lost workers name the ranks.
     """
     ensure_keeper(client)
-    optimized, table = _optimized(array, table)
+    optimized, table = optimize_pinned(array, table)
     dsk, keys, table = _fresh_outputs(optimized.__dask_graph__(), optimized.__dask_keys__(), table)
     with _placed(table):
         futures = client.get(dsk, keys, sync=False)
-    flat = list(flatten(futures, container=list))
+    flat = list(flatten(futures))
     with lost_data_explained(client, array.__dask_graph__(), comm):
         wait(flat)
         parts = client.gather(futures)
@@ -165,7 +144,7 @@ def persist(collection, client: distributed.Client, table: Mapping, comm=None, r
     that cannot be recomputed survives the loss of ``k - 1`` workers.
     """
     ensure_keeper(client)
-    optimized, table = _optimized(collection, table)
+    optimized, table = optimize_pinned(collection, table)
     with _placed(table):
         persisted = client.persist(optimized, optimize_graph=False)
     futures = list(distributed.futures_of(persisted))

@@ -15,29 +15,16 @@ from collections.abc import Sequence
 
 import dask.array as da
 import numpy as np
-from dask._task_spec import Task, TaskRef
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from . import _layout
+from ._compat import SliceTask, TaskRef, new_array
 from ._graph import block_index
 
 # Above this many pieces, resplit_ hands the work to Dask's p2p rechunk.
 _P2P_ENV = "DNDASK_P2P_THRESHOLD"
 _P2P_DEFAULT = 64 * 64
-
-
-class SliceTask(Task):
-    """A slicing task that Dask must not fuse into its consumer.
-
-    The slice runs on the rank that holds the source chunk (it is pinned
-    there), so only the slice travels. Linear fusion would merge it into the
-    consumer on the target rank, which would then fetch the whole chunk.
-    """
-
-    @property
-    def block_fusion(self) -> bool:
-        return True
 
 
 def _empty(lshape: list[int], dtype: np.dtype) -> np.ndarray:
@@ -87,7 +74,7 @@ def _assemble(
         else:
             dsk[out_key] = (_concat, keys, axis)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
-    return da.Array(graph, name, out_chunks, meta=x._meta), hints
+    return new_array(graph, name, out_chunks, x), hints
 
 
 def redistribute(

@@ -1,32 +1,29 @@
-"""The DNDarray: a Dask array whose chunk grid along ``split`` is the distribution map."""
+"""The DNDarray's core: a Dask array whose chunk grid along ``split`` is the distribution map.
+
+This module holds what a DNDarray *is*: the dask array, ``split`` and ``comm``, the
+metadata read off the chunks (``shape``, ``lshape_map``, ``counts_displs()``, ``balanced``),
+the changes of distribution (``redistribute_``, ``resplit_``, ``balance_``), execution
+(``compute``, ``persist_``, the dask collection protocol), the repr and scalar conversions.
+It imports only the layers below it (layouts, graphs, comm, compute, repr, dtypes).
+
+Everything a DNDarray *does* (operators, reductions, manipulation, indexing, products,
+the numpy protocols, ``map_local``, ``to_xarray``) is implemented by the modules above,
+which build DNDarrays and so import this one. Those methods are attached to the class in
+one registration step, :mod:`dndask._methods`, which ``import dndask`` runs before anything
+else can see the class: no module below imports a module above it. (Mixins would need the
+final class to be defined above the operations, while the operations construct it.)
+"""
 
 from __future__ import annotations
-
-import operator
-from collections.abc import Callable
 
 import dask.array as da
 import numpy as np
 import torch
 
-from . import (
-    _comm,
-    _compute,
-    _distribution,
-    _elementwise,
-    _indexing,
-    _layout,
-    _linalg,
-    _manipulation,
-    _ops,
-    _per_rank,
-    _protocols,
-    _reductions,
-    _repr,
-    _types,
-    _xarray,
-)
+from . import _comm, _compute, _distribution, _layout, _repr, _types
+from ._abc import DistributedArray
 from ._comm import Comm
+from ._compat import new_array
 from ._graph import block_index
 from ._torch import to_torch
 
@@ -89,7 +86,7 @@ class LshapeMap(torch.Tensor):
         return repr(self.as_subclass(torch.Tensor))
 
 
-class DNDarray:
+class DNDarray(DistributedArray):
     """A global array split along one axis over the ranks of a :class:`Comm`.
 
     It wraps a ``dask.array.Array`` whose chunks along ``split`` are exactly
@@ -276,7 +273,7 @@ class DNDarray:
         leave the original untouched.
         """
         x = self._array
-        out = DNDarray(da.Array(x.dask, x.name, x.chunks, meta=x._meta), self._split, self._comm)
+        out = DNDarray(new_array(x.dask, x.name, x.chunks, x), self._split, self._comm)
         out._hints = dict(self._hints)
         return out
 
@@ -435,23 +432,6 @@ class DNDarray:
         values = self.compute()
         return values if dtype is None else values.astype(dtype, copy=False)
 
-    def map_local(self, fn: Callable) -> DNDarray:
-        """Run ``fn(local_tensor, rank)`` on every chunk where it lives; join along ``split``.
-
-        ``fn`` gets rank ``r``'s chunk as a torch tensor and returns a tensor
-        or numpy array; the results become the chunks of a new DNDarray split
-        like this one (their sizes along ``split`` may change). For a split=None
-        array ``fn`` runs once, as rank 0.
-
-        Examples
-        --------
-        >>> import dndask as ht
-        >>> a = ht.arange(6, split=0, comm=ht.get_comm().subcomm([0, 1]))
-        >>> a.map_local(lambda t, rank: t * 10 + rank).numpy().tolist()
-        [0, 10, 20, 31, 41, 51]
-        """
-        return _per_rank.map_local(self, fn)
-
     # ----------------------------------------------------- dask collection API
     def __dask_graph__(self):
         return self._array.__dask_graph__()
@@ -511,10 +491,6 @@ class DNDarray:
         )
 
     # ------------------------------------------------------------ conversions
-    def to_xarray(self, dims=None, coords=None, name=None, attrs=None):
-        """An ``xarray.DataArray`` backed by this array's dask graph (no compute, no copy)."""
-        return _xarray.to_xarray(self, dims=dims, coords=coords, name=name, attrs=attrs)
-
     def astype(self, dtype, copy: bool = True) -> DNDarray:
         """The array cast to ``dtype`` (numpy, torch or Python type)."""
         if not isinstance(copy, (bool, np.bool_)):
@@ -557,342 +533,9 @@ class DNDarray:
             raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
         return self._scalar(int)
 
-    # --------------------------------------------------------------- indexing
-    def __getitem__(self, key) -> DNDarray:
-        """``a[key]``: basic, integer and boolean indexing (see :mod:`dndask._indexing`)."""
-        return _indexing.getitem(self, key)
-
-    def __setitem__(self, key, value) -> None:
-        """``a[key] = value`` in place; a failed assignment leaves ``a`` as it was."""
-        _indexing.setitem(self, key, value)
-
-    # ----------------------------------------------------------- manipulation
-    def reshape(self, *shape, new_split: int | None = None) -> DNDarray:
-        """The array with a new shape (see :func:`dndask.reshape`)."""
-        return _manipulation.reshape(self, *shape, new_split=new_split)
-
-    def transpose(self, *axes) -> DNDarray:
-        """Permute the axes; the split follows its axis (see :func:`dndask.transpose`)."""
-        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
-            axes = axes[0]
-        return _manipulation.transpose(self, axes or None)
-
-    @property
-    def T(self) -> DNDarray:  # noqa: N802 (numpy's name)
-        """The transpose (axes reversed)."""
-        return _manipulation.transpose(self, None)
-
-    def swapaxes(self, axis1: int, axis2: int) -> DNDarray:
-        """Interchange two axes (see :func:`dndask.swapaxes`)."""
-        return _manipulation.swapaxes(self, axis1, axis2)
-
-    def squeeze(self, axis=None) -> DNDarray:
-        """Remove length-one axes (see :func:`dndask.squeeze`)."""
-        return _manipulation.squeeze(self, axis)
-
-    def expand_dims(self, axis) -> DNDarray:
-        """Insert a length-one axis (see :func:`dndask.expand_dims`)."""
-        return _manipulation.expand_dims(self, axis)
-
-    def flatten(self) -> DNDarray:
-        """The array as 1-D in C order (see :func:`dndask.flatten`)."""
-        return _manipulation.flatten(self)
-
-    def ravel(self) -> DNDarray:
-        """The array as 1-D in C order (see :func:`dndask.ravel`)."""
-        return _manipulation.ravel(self)
-
-    def flip(self, axis=None) -> DNDarray:
-        """Reverse the order of elements along ``axis`` (see :func:`dndask.flip`)."""
-        return _manipulation.flip(self, axis)
-
-    def repeat(self, repeats, axis=None) -> DNDarray:
-        """Repeat elements (see :func:`dndask.repeat`)."""
-        return _manipulation.repeat(self, repeats, axis)
-
-    # ------------------------------------------------------- linear algebra
-    def __matmul__(self, other):
-        return _linalg.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return _linalg.matmul(other, self)
-
-    # ------------------------------------------------------------- arithmetic
-    def __add__(self, other):
-        return _ops.binary(operator.add, self, other)
-
-    def __radd__(self, other):
-        return _ops.binary(operator.add, other, self)
-
-    def __iadd__(self, other):
-        return _ops.inplace(operator.add, self, other)
-
-    def __sub__(self, other):
-        return _ops.binary(operator.sub, self, other)
-
-    def __rsub__(self, other):
-        return _ops.binary(operator.sub, other, self)
-
-    def __isub__(self, other):
-        return _ops.inplace(operator.sub, self, other)
-
-    def __mul__(self, other):
-        return _ops.binary(operator.mul, self, other)
-
-    def __rmul__(self, other):
-        return _ops.binary(operator.mul, other, self)
-
-    def __imul__(self, other):
-        return _ops.inplace(operator.mul, self, other)
-
-    def __truediv__(self, other):
-        return _ops.binary(operator.truediv, self, other)
-
-    def __rtruediv__(self, other):
-        return _ops.binary(operator.truediv, other, self)
-
-    def __itruediv__(self, other):
-        return _ops.inplace(operator.truediv, self, other)
-
-    def __floordiv__(self, other):
-        return _ops.binary(operator.floordiv, self, other)
-
-    def __rfloordiv__(self, other):
-        return _ops.binary(operator.floordiv, other, self)
-
-    def __ifloordiv__(self, other):
-        return _ops.inplace(operator.floordiv, self, other)
-
-    def __mod__(self, other):
-        return _ops.binary(operator.mod, self, other)
-
-    def __rmod__(self, other):
-        return _ops.binary(operator.mod, other, self)
-
-    def __imod__(self, other):
-        return _ops.inplace(operator.mod, self, other)
-
-    def __pow__(self, other):
-        return _ops.binary(operator.pow, self, other)
-
-    def __rpow__(self, other):
-        return _ops.binary(operator.pow, other, self)
-
-    def __ipow__(self, other):
-        return _ops.inplace(operator.pow, self, other)
-
-    def __and__(self, other):
-        return _ops.binary(operator.and_, self, other)
-
-    def __rand__(self, other):
-        return _ops.binary(operator.and_, other, self)
-
-    def __iand__(self, other):
-        return _ops.inplace(operator.and_, self, other)
-
-    def __or__(self, other):
-        return _ops.binary(operator.or_, self, other)
-
-    def __ror__(self, other):
-        return _ops.binary(operator.or_, other, self)
-
-    def __ior__(self, other):
-        return _ops.inplace(operator.or_, self, other)
-
-    def __xor__(self, other):
-        return _ops.binary(operator.xor, self, other)
-
-    def __rxor__(self, other):
-        return _ops.binary(operator.xor, other, self)
-
-    def __ixor__(self, other):
-        return _ops.inplace(operator.xor, self, other)
-
-    def __lshift__(self, other):
-        return _ops.binary(operator.lshift, self, other)
-
-    def __rlshift__(self, other):
-        return _ops.binary(operator.lshift, other, self)
-
-    def __ilshift__(self, other):
-        return _ops.inplace(operator.lshift, self, other)
-
-    def __rshift__(self, other):
-        return _ops.binary(operator.rshift, self, other)
-
-    def __rrshift__(self, other):
-        return _ops.binary(operator.rshift, other, self)
-
-    def __irshift__(self, other):
-        return _ops.inplace(operator.rshift, self, other)
-
-    def __divmod__(self, other):
-        return (self // other, self % other)
-
-    def __rdivmod__(self, other):
-        return (other // self, other % self)
-
-    def __eq__(self, other):  # type: ignore[override]
-        return _ops.binary(operator.eq, self, other)
-
-    def __ne__(self, other):  # type: ignore[override]
-        return _ops.binary(operator.ne, self, other)
-
-    def __lt__(self, other):
-        return _ops.binary(operator.lt, self, other)
-
-    def __le__(self, other):
-        return _ops.binary(operator.le, self, other)
-
-    def __gt__(self, other):
-        return _ops.binary(operator.gt, self, other)
-
-    def __ge__(self, other):
-        return _ops.binary(operator.ge, self, other)
-
+    # Operators, reductions, manipulation, indexing, the numpy protocols and the rest are
+    # attached by dndask._methods; comparisons return arrays, so DNDarrays are unhashable.
     __hash__ = None  # type: ignore[assignment]
-
-    def __neg__(self):
-        return _ops.elementwise(operator.neg, self, name="neg")
-
-    def __pos__(self):
-        return _ops.elementwise(operator.pos, self, name="pos")
-
-    def __abs__(self):
-        return _ops.elementwise(operator.abs, self, name="abs")
-
-    def __invert__(self):
-        return _ops.elementwise(operator.invert, self, name="invert")
-
-    # ------------------------------------------------------------- reductions
-    def sum(self, axis=None, *, dtype=None, out=None, keepdims: bool = False) -> DNDarray:
-        """Sum over ``axis`` (all axes by default); reducing ``split`` gives split=None.
-
-        >>> import dndask as ht
-        >>> int(ht.arange(10, split=0).sum())
-        45
-        """
-        return _reductions.sum(self, axis, dtype=dtype, out=out, keepdims=keepdims)
-
-    def prod(self, axis=None, *, dtype=None, out=None, keepdims: bool = False) -> DNDarray:
-        """Product over ``axis`` (see :func:`dndask.prod`)."""
-        return _reductions.prod(self, axis, dtype=dtype, out=out, keepdims=keepdims)
-
-    def mean(self, axis=None, *, dtype=None, out=None, keepdims: bool = False) -> DNDarray:
-        """Arithmetic mean over ``axis`` (see :func:`dndask.mean`)."""
-        return _reductions.mean(self, axis, dtype=dtype, out=out, keepdims=keepdims)
-
-    def var(
-        self, axis=None, *, dtype=None, out=None, ddof: int = 0, keepdims: bool = False
-    ) -> DNDarray:
-        """Variance over ``axis`` (see :func:`dndask.var`)."""
-        return _reductions.var(self, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
-
-    def std(
-        self, axis=None, *, dtype=None, out=None, ddof: int = 0, keepdims: bool = False
-    ) -> DNDarray:
-        """Standard deviation over ``axis`` (see :func:`dndask.std`)."""
-        return _reductions.std(self, axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
-
-    def min(self, axis=None, *, out=None, keepdims: bool = False) -> DNDarray:
-        """Minimum over ``axis`` (see :func:`dndask.min`)."""
-        return _reductions.min(self, axis, out=out, keepdims=keepdims)
-
-    def max(self, axis=None, *, out=None, keepdims: bool = False) -> DNDarray:
-        """Maximum over ``axis`` (see :func:`dndask.max`)."""
-        return _reductions.max(self, axis, out=out, keepdims=keepdims)
-
-    def argmin(self, axis: int | None = None, *, out=None, keepdims: bool = False) -> DNDarray:
-        """Index of the minimum (see :func:`dndask.argmin`)."""
-        return _reductions.argmin(self, axis, out=out, keepdims=keepdims)
-
-    def argmax(self, axis: int | None = None, *, out=None, keepdims: bool = False) -> DNDarray:
-        """Index of the maximum (see :func:`dndask.argmax`)."""
-        return _reductions.argmax(self, axis, out=out, keepdims=keepdims)
-
-    def all(self, axis=None, *, out=None, keepdims: bool = False) -> DNDarray:
-        """Whether every element is true (see :func:`dndask.all`)."""
-        return _reductions.all(self, axis, out=out, keepdims=keepdims)
-
-    def any(self, axis=None, *, out=None, keepdims: bool = False) -> DNDarray:
-        """Whether any element is true (see :func:`dndask.any`)."""
-        return _reductions.any(self, axis, out=out, keepdims=keepdims)
-
-    def cumsum(self, axis: int | None = None, *, dtype=None, out=None) -> DNDarray:
-        """Cumulative sum (see :func:`dndask.cumsum`)."""
-        return _reductions.cumsum(self, axis, dtype=dtype, out=out)
-
-    def cumprod(self, axis: int | None = None, *, dtype=None, out=None) -> DNDarray:
-        """Cumulative product (see :func:`dndask.cumprod`)."""
-        return _reductions.cumprod(self, axis, dtype=dtype, out=out)
-
-    # --------------------------------------------------- elementwise methods
-    def abs(self) -> DNDarray:
-        """Absolute value (see :func:`dndask.abs`)."""
-        return _elementwise.abs(self)
-
-    absolute = abs
-
-    def sqrt(self) -> DNDarray:
-        """Square root (see :func:`dndask.sqrt`)."""
-        return _elementwise.sqrt(self)
-
-    def exp(self) -> DNDarray:
-        """Exponential (see :func:`dndask.exp`)."""
-        return _elementwise.exp(self)
-
-    def log(self) -> DNDarray:
-        """Natural logarithm (see :func:`dndask.log`)."""
-        return _elementwise.log(self)
-
-    def sin(self) -> DNDarray:
-        """Sine (see :func:`dndask.sin`)."""
-        return _elementwise.sin(self)
-
-    def cos(self) -> DNDarray:
-        """Cosine (see :func:`dndask.cos`)."""
-        return _elementwise.cos(self)
-
-    def floor(self) -> DNDarray:
-        """Floor (see :func:`dndask.floor`)."""
-        return _elementwise.floor(self)
-
-    def ceil(self) -> DNDarray:
-        """Ceiling (see :func:`dndask.ceil`)."""
-        return _elementwise.ceil(self)
-
-    def round(self, decimals: int = 0) -> DNDarray:
-        """Round to ``decimals`` places (see :func:`dndask.round`)."""
-        return _elementwise.round(self, decimals)
-
-    def clip(self, a_min=None, a_max=None) -> DNDarray:
-        """Limit the values to an interval (see :func:`dndask.clip`)."""
-        return _elementwise.clip(self, a_min, a_max)
-
-    def conj(self) -> DNDarray:
-        """Complex conjugate (see :func:`dndask.conj`)."""
-        return _elementwise.conj(self)
-
-    @property
-    def real(self) -> DNDarray:
-        """Real part."""
-        return _elementwise.real(self)
-
-    @property
-    def imag(self) -> DNDarray:
-        """Imaginary part."""
-        return _elementwise.imag(self)
-
-    # -------------------------------------------------------------- protocols
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return _protocols.array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        return _protocols.array_function(func, types, args, kwargs)
-
-    def __array_namespace__(self, *, api_version: str | None = None):
-        """The array API namespace of DNDarrays (:mod:`dndask.array_api`)."""
-        return _protocols.array_namespace(api_version)
 
 
 def from_dask(

@@ -11,6 +11,7 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from . import _layout
+from ._compat import new_array
 
 
 def block_index(split: int | None, ndim: int, rank: int) -> tuple[int, ...]:
@@ -46,4 +47,4 @@ def from_chunk_function(
         lshape = tuple(chunks[a][i] for a, i in enumerate(idx))
         dsk[(name, *idx)] = (fn, offsets, lshape, *args)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=())
-    return da.Array(graph, name, chunks, meta=meta_of(dtype, len(shape)))
+    return new_array(graph, name, chunks, meta_of(dtype, len(shape)))

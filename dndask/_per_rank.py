@@ -15,6 +15,7 @@ import numpy as np
 from dask.highlevelgraph import HighLevelGraph
 
 from . import _comm, _compute, _distribution, _dndarray, _layout, _recovery
+from ._compat import new_array
 from ._graph import block_index, meta_of
 from ._torch import as_numpy_chunk, to_torch
 
@@ -210,9 +211,7 @@ def _wrap_futures(chunks, shape, dtype, axis, counts, comm) -> _dndarray.DNDarra
     name = f"per-rank-array-{uuid.uuid4().hex}"
     dsk = {(name, *block_index(axis, ndim, r)): f for r, f in enumerate(chunks)}
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=())
-    array = da.Array(
-        graph, name, _layout.chunks_for(shape, axis, counts), meta=meta_of(dtype, ndim)
-    )
+    array = new_array(graph, name, _layout.chunks_for(shape, axis, counts), meta_of(dtype, ndim))
     return _dndarray.DNDarray(array, axis, comm)
 
 

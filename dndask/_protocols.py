@@ -1,10 +1,32 @@
 """NumPy's protocols for DNDarrays: ``np.exp(a)``, ``np.sum(a)``, ``np.concatenate([a, b])``.
 
-``__array_ufunc__`` and ``__array_function__`` route numpy calls to the
-dndask function of the same name, so the result is a DNDarray and the data
-stays on the workers. A numpy function dndask does not implement raises
-NotImplementedError naming it: never a silent gather to the driver (use
-``a.numpy()`` for that, explicitly).
+``__array_ufunc__`` runs any elementwise ufunc on every rank's chunk, so the result is a
+DNDarray and the data stays on the workers. ``__array_function__`` dispatches through an
+explicit registry of the numpy functions dndask implements, as dask's ``implements`` does:
+a numpy function that is not registered raises NotImplementedError naming it, never a
+silent gather to the driver (use ``a.numpy()`` for that, explicitly) and never a call to
+a dndask function that merely shares its name (``np.save(file, a)`` is not
+``ht.save(a, path)``).
+
+Registering
+-----------
+One line, where the dndask function is defined or in the table of
+:mod:`dndask._numpy_functions`::
+
+    @implements(np.sort)
+    def sort(a, axis=-1, ...): ...
+
+    implements(np.amax, np.max)(max)          # one handler for several numpy names
+
+The handler is called with numpy's arguments; positional arguments whose names differ
+from the handler's are passed by numpy's parameter names (see :func:`call`). A ufunc's
+methods other than the elementwise call (``np.add.reduce``, ``np.matmul``) register with
+``implements_ufunc(np.add, "reduce")``. This module imports only the array core and the
+operation machinery, so any module above them may register.
+
+>>> import numpy as np
+>>> np.sum in handled_functions() and np.save not in handled_functions()
+True
 """
 
 from __future__ import annotations
@@ -14,35 +36,90 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import _dndarray, _linalg, _ops, _reductions
+from . import _ops
+from ._dndarray import DNDarray
 
-# numpy names that dndask spells differently
-_RENAMED = {
-    "amax": "max",
-    "amin": "min",
-    "around": "round",
-    "round_": "round",
-    "cumulative_sum": "cumsum",
-    "cumulative_prod": "cumprod",
-    "true_divide": "divide",
-    "conjugate": "conj",
-    "permute_dims": "transpose",
-    "concat": "concatenate",
-}
-
-# ``ufunc.reduce`` / ``ufunc.accumulate`` that have a dndask reduction
-_REDUCE = {
-    "add": _reductions.sum,
-    "multiply": _reductions.prod,
-    "minimum": _reductions.min,
-    "maximum": _reductions.max,
-    "logical_and": _reductions.all,
-    "logical_or": _reductions.any,
-}
-_ACCUMULATE = {"add": _reductions.cumsum, "multiply": _reductions.cumprod}
+_HANDLED: dict[Callable, Callable] = {}
+_UFUNC_HANDLED: dict[tuple[np.ufunc, str], Callable] = {}
 
 
-def _unsupported(what: str) -> NotImplementedError:
+def implements(*numpy_functions: Callable) -> Callable[[Callable], Callable]:
+    """Register the decorated function as the DNDarray version of ``numpy_functions``.
+
+    Parameters
+    ----------
+    *numpy_functions : callable
+        Public numpy functions (``np.sum``, ``np.linalg.norm``); each may be registered once.
+
+    Returns
+    -------
+    callable
+        A decorator that registers its function and returns it unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> handler(np.mean).__name__
+    'mean'
+    """
+    for f in numpy_functions:
+        if not callable(f) or isinstance(f, np.ufunc):
+            raise TypeError(
+                f"`numpy_functions` must be numpy functions (ufuncs dispatch on their own), "
+                f"got {f!r}"
+            )
+
+    def register(function: Callable) -> Callable:
+        for f in numpy_functions:
+            if f in _HANDLED:
+                raise ValueError(
+                    f"`{_public_name(f)}` is already implemented by {_HANDLED[f].__qualname__}"
+                )
+            _HANDLED[f] = function
+        return function
+
+    return register
+
+
+def implements_ufunc(ufunc: np.ufunc, method: str) -> Callable[[Callable], Callable]:
+    """Register the decorated function as ``ufunc``'s ``method`` for DNDarrays.
+
+    ``method`` is numpy's name (``"__call__"``, ``"reduce"``, ``"accumulate"``...). The
+    handler is called as ``handler(*inputs, **kwargs)``.
+
+    >>> import numpy as np
+    >>> (np.add, "reduce") in handled_ufunc_methods()
+    True
+    """
+    if not isinstance(ufunc, np.ufunc):
+        raise TypeError(f"`ufunc` must be a numpy ufunc, got {type(ufunc).__name__}")
+
+    def register(function: Callable) -> Callable:
+        if (ufunc, method) in _UFUNC_HANDLED:
+            raise ValueError(f"`numpy.{ufunc.__name__}.{method}` is already implemented")
+        _UFUNC_HANDLED[(ufunc, method)] = function
+        return function
+
+    return register
+
+
+def handled_functions() -> frozenset:
+    """The numpy functions registered with :func:`implements`."""
+    return frozenset(_HANDLED)
+
+
+def handled_ufunc_methods() -> frozenset:
+    """The ``(ufunc, method)`` pairs registered with :func:`implements_ufunc`."""
+    return frozenset(_UFUNC_HANDLED)
+
+
+def handler(numpy_function: Callable) -> Callable | None:
+    """The DNDarray version of ``numpy_function``, or None if dndask does not implement it."""
+    return _HANDLED.get(numpy_function)
+
+
+def unsupported(what: str) -> NotImplementedError:
+    """The error for a numpy function or argument dndask does not implement."""
     return NotImplementedError(
         f"`{what}` is not supported by dndask for DNDarrays; "
         "call `.numpy()` first if the data fits in the driver"
@@ -67,68 +144,36 @@ def _apply(ufunc: np.ufunc, kwargs: dict) -> Callable:
     return apply
 
 
-def _outputs(kwargs: dict, nout: int) -> tuple:
+def outputs(kwargs: dict, nout: int) -> tuple:
+    """``out=`` popped from ``kwargs``, as ``nout`` DNDarrays or Nones (checked)."""
     out = kwargs.pop("out", None)
     if out is None:
         return (None,) * nout
     out = out if isinstance(out, tuple) else (out,)
     for o in out:
-        if o is not None and not isinstance(o, _dndarray.DNDarray):
+        if o is not None and not isinstance(o, DNDarray):
             raise TypeError(f"`out` must hold DNDarrays, got {type(o).__name__}")
     return out
 
 
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict):
-    """``DNDarray.__array_ufunc__``: elementwise ufuncs, reductions and accumulations."""
+    """``DNDarray.__array_ufunc__``: elementwise ufuncs, and the registered ufunc methods."""
     kwargs = dict(kwargs)
     name = ufunc.__name__
-    if name == "matmul" and method == "__call__":
-        (out,) = _outputs(kwargs, 1)
-        if kwargs or out is not None:
-            raise _unsupported("numpy.matmul with keyword arguments")
-        return _linalg.matmul(*inputs)
-    if name == "vecdot" and method == "__call__":
-        _outputs(kwargs, 1)
-        axis = kwargs.pop("axis", -1)
-        if kwargs:
-            raise _unsupported(f"numpy.vecdot with {sorted(kwargs)}")
-        return _linalg.vecdot(*inputs, axis=axis)
+    registered = _UFUNC_HANDLED.get((ufunc, method))
+    if registered is not None:
+        return registered(*inputs, **kwargs)
+    if method != "__call__":
+        raise unsupported(f"numpy.{name}.{method}")
     if ufunc.signature is not None:
-        raise _unsupported(f"numpy.{name}")
-    if method == "__call__":
-        outs = _outputs(kwargs, ufunc.nout)
-        if ufunc.nout == 1:
-            return _ops.elementwise(_apply(ufunc, kwargs), *inputs, name=name, out=outs[0])
-        return tuple(
-            _ops.elementwise(_select(ufunc, i, kwargs), *inputs, name=name, out=o)
-            for i, o in enumerate(outs)
-        )
-    table = {"reduce": _REDUCE, "accumulate": _ACCUMULATE}.get(method, {})
-    if name not in table or len(inputs) != 1:
-        raise _unsupported(f"numpy.{name}.{method}")
-    kwargs.setdefault("axis", 0)  # numpy's default for ufunc.reduce and .accumulate
-    return table[name](*inputs, **kwargs)
-
-
-def _target(func: Callable) -> Callable | None:
-    """The dndask function standing for the numpy function ``func``, if any."""
-    import dndask
-    from dndask import linalg
-
-    name = _RENAMED.get(func.__name__, func.__name__)
-    module = getattr(func, "__module__", "") or ""
-    if module.startswith("numpy.linalg"):
-        if name in _NUMPY_LINALG:
-            return _NUMPY_LINALG[name]
-        return getattr(linalg, name, None) if name in linalg.__all__ else None
-    if module != "numpy" and not module.startswith("numpy._core") and module != "numpy.core":
-        return None
-    if name in _META:
-        return _META[name]
-    if name in dndask.__all__:
-        target = getattr(dndask, name, None)
-        return target if callable(target) and not isinstance(target, type) else None
-    return None
+        raise unsupported(f"numpy.{name}")
+    outs = outputs(kwargs, ufunc.nout)
+    if ufunc.nout == 1:
+        return _ops.elementwise(_apply(ufunc, kwargs), *inputs, name=name, out=outs[0])
+    return tuple(
+        _ops.elementwise(_select(ufunc, i, kwargs), *inputs, name=name, out=o)
+        for i, o in enumerate(outs)
+    )
 
 
 def _public_name(func: Callable) -> str:
@@ -136,10 +181,10 @@ def _public_name(func: Callable) -> str:
     module = getattr(func, "__module__", None) or "numpy"
     if module.startswith(("numpy._core", "numpy.core")):
         module = "numpy"
-    return f"{module}.{func.__name__}"
+    return f"{module}.{getattr(func, '__name__', func)}"
 
 
-def _call(target: Callable, func: Callable, args: tuple, kwargs: dict):
+def call(target: Callable, func: Callable, args: tuple, kwargs: dict):
     """Call ``target`` with numpy's arguments (keyword order differs between numpy and dndask)."""
     try:
         target_sig = inspect.signature(target)
@@ -151,7 +196,7 @@ def _call(target: Callable, func: Callable, args: tuple, kwargs: dict):
     try:
         bound = inspect.signature(func).bind(*args, **kwargs)
     except (TypeError, ValueError):
-        raise _unsupported(f"numpy.{func.__name__} with these arguments") from None
+        raise unsupported(f"numpy.{func.__name__} with these arguments") from None
     params = target_sig.parameters
     positional, keywords = [], {}
     for i, (name, value) in enumerate(bound.arguments.items()):
@@ -161,63 +206,30 @@ def _call(target: Callable, func: Callable, args: tuple, kwargs: dict):
         elif i == len(positional):
             positional.append(value)
         else:
-            raise _unsupported(f"numpy.{func.__name__} with `{name}=`")
+            raise unsupported(f"numpy.{func.__name__} with `{name}=`")
     return target(*positional, **keywords)
 
 
 def array_function(func: Callable, types: tuple, args: tuple, kwargs: dict):
-    """``DNDarray.__array_function__``: the numpy function's dndask counterpart."""
+    """``DNDarray.__array_function__``: the registered DNDarray version of ``func``."""
     for t in types:
-        if not issubclass(t, (_dndarray.DNDarray, np.ndarray)):
+        if not issubclass(t, (DNDarray, np.ndarray)):
             return NotImplemented
-    target = _target(func)
+    target = _HANDLED.get(func)
     if target is None:
-        raise _unsupported(_public_name(func))
-    return _call(target, func, args, kwargs)
+        raise unsupported(_public_name(func))
+    return call(target, func, args, kwargs)
 
 
-def _shape(a, *args, **kwargs):
-    return a.shape if isinstance(a, _dndarray.DNDarray) else np.shape(a)
-
-
-def _ndim(a, *args, **kwargs):
-    return a.ndim if isinstance(a, _dndarray.DNDarray) else np.ndim(a)
-
-
-def _size(a, axis=None):
-    if not isinstance(a, _dndarray.DNDarray):
-        return np.size(a, axis)
-    return a.size if axis is None else a.shape[axis]
-
-
-def _numpy_qr(a, mode="reduced"):
-    """``numpy.linalg.qr``: numpy's return convention (``R`` alone for ``mode="r"``)."""
-    q, r = _linalg.qr(a, mode=mode)
-    return r if mode == "r" else (q, r)
-
-
-def _numpy_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    """``numpy.linalg.svd``: numpy's convention, ``(U, S, Vh)`` with ``Vh = V^H``."""
-    if hermitian:
-        raise _unsupported("numpy.linalg.svd with `hermitian=True`")
-    if not compute_uv:
-        return _linalg.svd(a, full_matrices=False, compute_uv=False)  # S is the same either way
-    u, s, v = _linalg.svd(a, full_matrices=full_matrices)
-    return u, s, v.conj().T
-
-
-_NUMPY_LINALG = {"qr": _numpy_qr, "svd": _numpy_svd}
-
-# numpy functions that only read metadata: answered without touching the data
-_META = {"shape": _shape, "ndim": _ndim, "size": _size}
-
-
-def array_namespace(api_version: str | None):
-    """``DNDarray.__array_namespace__``: the :mod:`dndask.array_api` module."""
-    from dndask import array_api
-
-    if api_version is not None and api_version not in array_api.SUPPORTED_VERSIONS:
-        raise ValueError(
-            f"`api_version` must be one of {array_api.SUPPORTED_VERSIONS}, got {api_version!r}"
-        )
-    return array_api
+__all__ = [
+    "array_function",
+    "array_ufunc",
+    "call",
+    "handled_functions",
+    "handled_ufunc_methods",
+    "handler",
+    "implements",
+    "implements_ufunc",
+    "outputs",
+    "unsupported",
+]

@@ -26,7 +26,16 @@ from collections.abc import Iterator, Mapping, Sequence
 import distributed
 from distributed.active_memory_manager import ReduceReplicas, Suggestion
 from distributed.diagnostics.plugin import SchedulerPlugin
-from distributed.protocol import pickle
+
+from ._compat import (
+    err_task,
+    is_loose,
+    removed_worker,
+    set_worker_restrictions,
+    transitions,
+    unrunnable,
+    worker_restrictions,
+)
 
 __all__ = [
     "RankKeeper",
@@ -104,9 +113,10 @@ class RankKeeper(SchedulerPlugin):
 
     # -- worker events
     def log_event(self, topic, msg) -> None:
-        if topic == "all" and isinstance(msg, dict) and msg.get("action") == "remove-worker":
-            lost = msg.get("lost-scattered-tasks", ())
-            self.lost_data.update(dict.fromkeys(lost, msg.get("worker")))
+        removed = removed_worker(topic, msg)
+        if removed is not None:
+            worker, lost = removed
+            self.lost_data.update(dict.fromkeys(lost, worker))
 
     def remove_worker(self, scheduler, worker: str, **kwargs) -> None:
         self.dead[worker] = self.names.pop(worker, None)
@@ -144,7 +154,7 @@ class RankKeeper(SchedulerPlugin):
         states = [scheduler.tasks[k] for k in tasks if k in scheduler.tasks]
         self._rewrite(states)
         if self.expired and any(
-            ts.worker_restrictions and ts.worker_restrictions <= self.expired for ts in states
+            worker_restrictions(ts) and worker_restrictions(ts) <= self.expired for ts in states
         ):
             # the new tasks reach no-worker once this update is done
             scheduler.loop.add_callback(self._fail_expired)
@@ -171,9 +181,9 @@ class RankKeeper(SchedulerPlugin):
         if not replaced:
             return
         for ts in states:
-            restrictions = ts.worker_restrictions
+            restrictions = worker_restrictions(ts)
             if restrictions and not restrictions.isdisjoint(replaced):
-                ts.worker_restrictions = {replaced.get(a, a) for a in restrictions}
+                set_worker_restrictions(ts, {replaced.get(a, a) for a in restrictions})
 
     def _expire(self, worker: str) -> None:
         if worker in self.replaced or worker in self.names:
@@ -194,9 +204,9 @@ class RankKeeper(SchedulerPlugin):
         scheduler = self.scheduler
         recommendations: dict = {}
         stimulus_id = f"dndask-lost-worker-{uuid.uuid4().hex}"
-        for ts in list(scheduler.unrunnable):
-            restrictions = ts.worker_restrictions
-            if not restrictions or ts.loose_restrictions or not which(ts.key):
+        for ts in unrunnable(scheduler):
+            restrictions = worker_restrictions(ts)
+            if not restrictions or is_loose(ts) or not which(ts.key):
                 continue
             if any(a in scheduler.workers for a in restrictions):
                 continue
@@ -204,13 +214,9 @@ class RankKeeper(SchedulerPlugin):
                 continue
             address = sorted(restrictions)[0]
             exc = RuntimeError(message(ts.key, address, self.dead.get(address)))
-            recommendations.update(
-                scheduler.transition(
-                    ts.key, "erred", stimulus_id, exception=pickle.dumps(exc), cause=ts.key
-                )
-            )
+            recommendations.update(err_task(scheduler, ts.key, exc, stimulus_id))
         if recommendations:
-            scheduler.transitions(recommendations, stimulus_id)
+            transitions(scheduler, recommendations, stimulus_id)
 
 
 def _rank_bound_message(key, address: str, name) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
+from ._compat import new_array
 from ._graph import block_index, meta_of
 
 
@@ -67,4 +68,4 @@ def split_scan(
             (carry, r) if r else None,
         )
     graph = HighLevelGraph.from_collections(prefix, dsk, dependencies=[x])
-    return da.Array(graph, prefix, x.chunks, meta=meta_of(dtype, ndim)), hints
+    return new_array(graph, prefix, x.chunks, meta_of(dtype, ndim)), hints

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import operator
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,78 +13,19 @@ import torch
 from conftest import assert_layout, layouts, skewed, values_of
 
 import dndask as ht
+from dndask import array_api
+from dndask._elementwise import FUNCTIONS
+from dndask._optable import DTYPE_RULES, OPS
+from dndask._optable import op as row_of
 
-UNARY = [
-    "abs",
-    "absolute",
-    "fabs",
-    "negative",
-    "positive",
-    "sign",
-    "signbit",
-    "sqrt",
-    "square",
-    "exp",
-    "exp2",
-    "expm1",
-    "log",
-    "log2",
-    "log10",
-    "log1p",
-    "sin",
-    "cos",
-    "tan",
-    "arcsin",
-    "arccos",
-    "arctan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "arcsinh",
-    "arccosh",
-    "arctanh",
-    "deg2rad",
-    "rad2deg",
-    "floor",
-    "ceil",
-    "trunc",
-    "rint",
-    "isnan",
-    "isinf",
-    "isfinite",
-    "conj",
-    "real",
-    "imag",
+# The lists come from the operation table: a new row is tested without editing this file.
+UNARY = [name for row in OPS if row.arity == 1 and row.dtypes != "integer" for name in row.names]
+BINARY = [row.name for row in OPS if row.export and row.arity == 2 and row.dtypes != "integer"]
+INTEGER_BINARY = [
+    row.name for row in OPS if row.export and row.arity == 2 and row.dtypes == "integer"
 ]
-BINARY = [
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "floor_divide",
-    "remainder",
-    "fmod",
-    "power",
-    "maximum",
-    "minimum",
-    "fmax",
-    "fmin",
-    "arctan2",
-    "hypot",
-    "copysign",
-    "logaddexp",
-    "equal",
-    "not_equal",
-    "less",
-    "less_equal",
-    "greater",
-    "greater_equal",
-    "logical_and",
-    "logical_or",
-    "logical_xor",
-]
-INTEGER_BINARY = ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"]
-ALIASES = {"sub": "subtract", "mul": "multiply", "div": "divide", "pow": "power"}
+ALIASES = {alias: row.name for row in OPS if row.arity == 2 for alias in row.aliases}
+WRITTEN = ["allclose", "clip", "isclose", "nan_to_num", "round", "where"]  # not from the table
 
 SHAPES = [(5, 4), (3,), (2, 3, 4)]
 
@@ -127,7 +71,7 @@ def test_unary_functions(comm_of, shape, split, n):
     with np.errstate(all="ignore"):
         for a in arrays:
             for name in UNARY:
-                expected = getattr(np, "conjugate" if name == "conj" else name)(g)
+                expected = row_of(name).ufunc(g)
                 _check(getattr(ht, name)(a), expected, split, comm, pending)
                 if a is arrays[-1] and len(arrays) > 1:
                     # elementwise work never moves rows: the skew is kept
@@ -145,12 +89,12 @@ def test_binary_functions(comm_of, shape, split, n):
     pending = []
     with np.errstate(all="ignore"):
         for name in BINARY:
-            fn = getattr(np, name)
+            fn = row_of(name).ufunc
             _check(getattr(ht, name)(a, b), fn(g, h), split, comm, pending)
             _check(getattr(ht, name)(a, 0.5), fn(g, 0.5), split, comm, pending)
             _check(getattr(ht, name)(h, a), fn(h, g), split, comm, pending)  # numpy first
         for alias, name in ALIASES.items():
-            _check(getattr(ht, alias)(a, b), getattr(np, name)(g, h), split, comm, pending)
+            _check(getattr(ht, alias)(a, b), row_of(name).ufunc(g, h), split, comm, pending)
         _check_all(pending)
 
 
@@ -162,7 +106,7 @@ def test_integer_functions(comm_of, shape, split, n):
     a = skewed(ht.array(g, split=split, comm=comm))
     b = ht.array(h, split=split, comm=comm)
     for name in INTEGER_BINARY:
-        assert_layout(getattr(ht, name)(a, b), getattr(np, name)(g, h), split, comm)
+        assert_layout(getattr(ht, name)(a, b), row_of(name).ufunc(g, h), split, comm)
     assert_layout(ht.invert(a), np.invert(g), split, comm)
     assert_layout(ht.bitwise_not(a), np.invert(g), split, comm)
     assert_layout(ht.neg(a), -g, split, comm)
@@ -172,22 +116,16 @@ def test_integer_functions(comm_of, shape, split, n):
 
 
 OPERATORS = [
-    operator.add,
-    operator.sub,
-    operator.mul,
-    operator.truediv,
-    operator.floordiv,
-    operator.mod,
-    operator.pow,
-    operator.eq,
-    operator.ne,
-    operator.lt,
-    operator.le,
-    operator.gt,
-    operator.ge,
+    row.operator
+    for row in OPS
+    if row.arity == 2 and row.operator and row.nout == 1 and row.dtypes != "integer"
 ]
-BIT_OPERATORS = [operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift]
-IN_PLACE = [operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow]
+BIT_OPERATORS = [row.operator for row in OPS if row.arity == 2 and row.dtypes == "integer"]
+IN_PLACE = [
+    getattr(operator, row.inplace.strip("_"))
+    for row in OPS
+    if row.inplace and row.dtypes != "integer"
+]
 
 
 @pytest.mark.parametrize(("shape", "split", "n"), layouts([(4, 5)], rank_counts=(1, 3, 5)))
@@ -210,6 +148,10 @@ def test_operators_and_reflected(comm_of, shape, split, n):
     assert_layout(+a, g, split, comm)
     assert_layout(abs(-a), g, split, comm)
     assert_layout(~(a > 3), ~(g > 3), split, comm)
+    for got, expected in zip(divmod(a, 3.0), divmod(g, 3.0), strict=True):
+        assert_layout(got, expected, split, comm)
+    for got, expected in zip(divmod(7.0, a), divmod(7.0, g), strict=True):
+        assert_layout(got, expected, split, comm)
 
 
 @pytest.mark.parametrize(("shape", "split", "n"), layouts([(4, 5)], rank_counts=(2, 5)))
@@ -361,3 +303,56 @@ def test_one_row_on_many_ranks(comm_of, n):
     one = skewed(ht.array(np.array([2.0]), split=0, comm=comm))
     assert_layout(one - 1.0, np.array([1.0]), 0, comm)
     assert (one - 1.0).lshape_map.tolist() == one.lshape_map.tolist()
+
+
+# ------------------------------------------------------------- the operation table
+def test_the_table_generates_the_public_names():
+    names = [name for row in OPS for name in row.names]
+    assert len(names) == len(set(names)), "a name on two rows"
+    assert set(names) <= set(ht.__all__), "every table name is exported"
+    assert sorted(ht.__all__) == ht.__all__
+    assert all(callable(getattr(ht, name)) for name in (*names, *WRITTEN))
+    for row in OPS:
+        assert row.dtypes in DTYPE_RULES
+        for name in row.names:
+            fn = getattr(ht, name)
+            assert fn is FUNCTIONS[name] and fn.__name__ == name
+            assert f">>> ht.{name}(" in fn.__doc__ and "Parameters\n----------" in fn.__doc__
+            params = list(inspect.signature(fn).parameters)
+            assert params == (["x", "out"] if row.arity == 1 else ["x1", "x2", "out"])
+        if row.array_api:
+            assert row.array_api in array_api.__all__
+            assert getattr(array_api, row.array_api) is FUNCTIONS[row.name]
+        for alias in (*row.aliases, *row.heat, *((row.array_api,) if row.array_api else ())):
+            assert row_of(alias) is row
+    assert all(hasattr(array_api, name) for name in array_api.__all__)
+    with pytest.raises(KeyError, match="`name` must name an elementwise operation, got 'nope'"):
+        row_of("nope")
+
+
+def test_the_table_generates_the_operators():
+    for row in OPS:
+        for dunder in (row.dunder, row.reflected, row.inplace):
+            if dunder:
+                method = getattr(ht.DNDarray, dunder)
+                assert method.__qualname__ == f"DNDarray.{dunder}" and method.__doc__
+        for name in row.methods:
+            assert getattr(ht.DNDarray, name).__qualname__ == f"DNDarray.{name}"
+    assert ht.DNDarray.__hash__ is None  # comparisons give arrays
+
+
+def test_heat_columns_name_heat_functions():
+    # the names the Heat face reads; Heat's own elementwise names for comparisons
+    assert row_of("eq").name == "equal" and row_of("floordiv").name == "floor_divide"
+    assert row_of("acos").name == "arccos" and row_of("atan2").name == "arctan2"
+    assert row_of("add").heat_inplace == ("add_",)
+    assert row_of("subtract").heat_inplace == ("sub_", "subtract_")
+    assert all(name.endswith("_") for row in OPS for name in row.heat_inplace)
+
+
+def test_the_docs_list_the_table():
+    text = (Path(__file__).resolve().parent.parent / "docs" / "operations.md").read_text()
+    section = text.split("## Elementwise", 1)[1].split("\n## ", 1)[0]
+    listed = section.split("All operators", 1)[0]
+    words = set(re.findall(r"[a-z_0-9]+", " ".join(re.findall(r"`([^`]+)`", listed))))
+    assert words == {name for row in OPS for name in row.names} | set(WRITTEN)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_layout, layouts, skewed
+from conftest import assert_layout, layouts, skewed, values_of
 
 import dndask as ht
 from dndask import array_api
+from dndask._protocols import handled_functions, handler, implements
 
 
 @pytest.mark.parametrize(("shape", "split", "n"), layouts([(6, 4)], rank_counts=(1, 3, 5)))
@@ -110,3 +111,155 @@ def test_numpy_linalg_keeps_numpy_conventions(comm_of):
     np.testing.assert_allclose(np.linalg.norm(a).numpy(), np.linalg.norm(g))
     assert_layout(np.matmul(a, g.T[:, :2]), g @ g.T[:, :2], 0, comm)
     np.testing.assert_allclose((a @ a.T).numpy(), g @ g.T, atol=1e-12)
+
+
+# ------------------------------------------------------------ the explicit registry
+def _public_numpy_functions():
+    """Every public numpy function that dispatches through ``__array_function__``."""
+    for module in (np, np.linalg, np.fft):
+        for name in sorted(dir(module)):
+            f = getattr(module, name)
+            if not name.startswith("_") and callable(f) and hasattr(f, "_implementation"):
+                yield f
+
+
+def test_unregistered_numpy_functions_raise(comm_of):
+    a = ht.arange(6, split=0, comm=comm_of(2))
+    unregistered = [f for f in _public_numpy_functions() if f not in handled_functions()]
+    assert np.save in unregistered and np.sort in unregistered and len(unregistered) > 100
+    for f in unregistered:
+        with pytest.raises(NotImplementedError, match=r"is not supported by dndask for DNDarrays"):
+            a.__array_function__(f, (ht.DNDarray,), (a,), {})
+
+
+def test_np_save_is_not_routed_to_ht_save(comm_of, tmp_path):
+    a = ht.arange(6, split=0, comm=comm_of(2))
+    path = tmp_path / "a.npy"
+    with pytest.raises(NotImplementedError, match=r"`numpy\.save` is not supported by dndask"):
+        np.save(path, a)
+    assert not path.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_registering_twice_or_a_ufunc_is_refused():
+    with pytest.raises(ValueError, match=r"`numpy\.sum` is already implemented by sum"):
+        implements(np.sum)(lambda a: a)
+    with pytest.raises(TypeError, match="`numpy_functions` must be numpy functions"):
+        implements(np.add)
+    assert handler(np.sum) is ht.sum and handler(np.save) is None
+
+
+def _examples(x):
+    """numpy function -> its call on ``x`` (a numpy array or a DNDarray of the same values)."""
+    col = x[:, 0]
+    out = {
+        np.all: lambda: np.all(x > 2, axis=0),
+        np.any: lambda: np.any(x > 11),
+        np.sum: lambda: np.sum(x, axis=1),
+        np.prod: lambda: np.prod(x, 0),
+        np.mean: lambda: np.mean(x),
+        np.var: lambda: np.var(x, axis=0, ddof=1),
+        np.std: lambda: np.std(x, 1),
+        np.min: lambda: np.min(x, axis=0),
+        np.amin: lambda: np.amin(x, 1),
+        np.max: lambda: np.max(x),
+        np.amax: lambda: np.amax(x, axis=0),
+        np.argmin: lambda: np.argmin(x, axis=1),
+        np.argmax: lambda: np.argmax(x),
+        np.cumsum: lambda: np.cumsum(x, axis=0),
+        np.cumprod: lambda: np.cumprod(x, 1),
+        np.round: lambda: np.round(x / 7, 2),
+        np.around: lambda: np.around(x / 7),
+        np.clip: lambda: np.clip(x, 2, 7),
+        np.where: lambda: np.where(x > 5, x, 0.0),
+        np.isclose: lambda: np.isclose(x, x + 1e-9),
+        np.allclose: lambda: np.allclose(x, x + 1e-3),
+        np.nan_to_num: lambda: np.nan_to_num(x / 0, posinf=7.0),
+        np.real: lambda: np.real(x),
+        np.imag: lambda: np.imag(x),
+        np.arange: lambda: np.arange(5, like=x),
+        np.array: lambda: np.array([1.5, 2.0], like=x),
+        np.empty: lambda: np.empty((2, 3), like=x).shape,
+        np.eye: lambda: np.eye(3, 2, like=x),
+        np.full: lambda: np.full(4, 2.5, like=x),
+        np.ones: lambda: np.ones(3, like=x),
+        np.zeros: lambda: np.zeros((2, 2), like=x),
+        np.empty_like: lambda: np.empty_like(x).shape,
+        np.full_like: lambda: np.full_like(x, 3.0),
+        np.ones_like: lambda: np.ones_like(x),
+        np.zeros_like: lambda: np.zeros_like(x),
+        np.concatenate: lambda: np.concatenate([x, x], axis=1),
+        np.expand_dims: lambda: np.expand_dims(x, 0),
+        np.flip: lambda: np.flip(x, 0),
+        np.hstack: lambda: np.hstack([x, x]),
+        np.moveaxis: lambda: np.moveaxis(x, 0, 1),
+        np.pad: lambda: np.pad(x, 1),
+        np.ravel: lambda: np.ravel(x),
+        np.repeat: lambda: np.repeat(x, 2, axis=0),
+        np.reshape: lambda: np.reshape(x, (3, 4)),
+        np.roll: lambda: np.roll(x, 1, axis=0),
+        np.squeeze: lambda: np.squeeze(np.reshape(x, (1, 12))),
+        np.stack: lambda: np.stack([x, x]),
+        np.swapaxes: lambda: np.swapaxes(x, 0, 1),
+        np.tile: lambda: np.tile(x, (2, 1)),
+        np.transpose: lambda: np.transpose(x),
+        np.vstack: lambda: np.vstack([x, x]),
+        np.dot: lambda: np.dot(x, np.transpose(x)),
+        np.outer: lambda: np.outer(col, col),
+        np.tensordot: lambda: np.tensordot(x, x, axes=([0], [0])),
+        np.linalg.norm: lambda: np.linalg.norm(x),
+        np.linalg.qr: lambda: np.abs(np.linalg.qr(x, mode="r")),
+        np.linalg.svd: lambda: np.linalg.svd(x, compute_uv=False),
+        np.average: lambda: np.average(x, axis=0),
+        np.bincount: lambda: np.bincount(col.astype(np.int64)),
+        np.histogram: lambda: np.histogram(x, bins=4),
+        np.median: lambda: np.median(x, axis=0),
+        np.percentile: lambda: np.percentile(x, 30, axis=1),
+        np.shape: lambda: np.shape(x),
+        np.ndim: lambda: np.ndim(x),
+        np.size: lambda: np.size(x),
+    }
+    optional = {
+        (np, "concat"): lambda: np.concat([x, x]),
+        (np, "permute_dims"): lambda: np.permute_dims(x, (1, 0)),
+        (np, "cumulative_sum"): lambda: np.cumulative_sum(x, axis=1),
+        (np, "cumulative_prod"): lambda: np.cumulative_prod(x, axis=0),
+        (np, "round_"): lambda: np.round_(x),
+        (np.linalg, "matmul"): lambda: np.linalg.matmul(x, np.transpose(x)),
+        (np.linalg, "matrix_norm"): lambda: np.linalg.matrix_norm(x),
+        (np.linalg, "outer"): lambda: np.linalg.outer(col, col),
+        (np.linalg, "tensordot"): lambda: np.linalg.tensordot(x, x, axes=2),
+        (np.linalg, "vecdot"): lambda: np.linalg.vecdot(x, x),
+        (np.linalg, "vector_norm"): lambda: np.linalg.vector_norm(x, axis=0),
+    }
+    for (module, name), call in optional.items():
+        if hasattr(module, name):
+            out[getattr(module, name)] = call
+    return out
+
+
+def _flat(value) -> list:
+    """Arrays and plain values of a result (tuples of DNDarrays unpacked)."""
+    if isinstance(value, tuple) and any(isinstance(v, (ht.DNDarray, np.ndarray)) for v in value):
+        return [w for v in value for w in _flat(v)]
+    return [value]
+
+
+def test_every_registered_function_round_trips(comm_of):
+    g = np.arange(1.0, 13.0).reshape(4, 3)
+    a = ht.array(g, split=0, comm=comm_of(3))
+    ours, theirs = _examples(a), _examples(g)
+    assert set(ours) == handled_functions(), "every registered function has an example here"
+    got, expected = [], []
+    with np.errstate(divide="ignore"):
+        for f in ours:
+            mine, numpys = _flat(ours[f]()), _flat(theirs[f]())
+            assert len(mine) == len(numpys), f
+            for m, n in zip(mine, numpys, strict=True):
+                assert type(m) is type(n) or isinstance(m, ht.DNDarray), (f, m, n)
+                got.append(m)
+                expected.append((f, n))
+    computed = iter(values_of(m for m in got if isinstance(m, ht.DNDarray)))  # one round trip
+    for m, (f, n) in zip(got, expected, strict=True):
+        if isinstance(m, ht.DNDarray):
+            m = next(computed)
+        np.testing.assert_allclose(m, n, rtol=1e-12, atol=1e-12, err_msg=str(f))

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dask.array as da
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from .. import _dndarray, _layout
+from .._compat import new_array
 from .._graph import block_index, meta_of
 from ._graph import fetch_into, no_mask
 from ._keys import Key, covers, the_mask
@@ -77,7 +77,7 @@ def _build_get(a, plan: GetPlan, mask_for, mask_array, token: str):
     deps = [x] if mask_array is None else [x, mask_array.to_dask()]
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=deps)
     chunks = _layout.chunks_for(plan.shape, plan.split, plan.counts or None)
-    out = da.Array(graph, name, chunks, meta=meta_of(a.dtype, ndim))
+    out = new_array(graph, name, chunks, meta_of(a.dtype, ndim))
     parents = (a,) if mask_array is None else (a, mask_array)
     result = _dndarray.from_dask(out, plan.split, a.comm, parents=parents)
     result._hints.update(hints)

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import dask.array as da
-from dask._task_spec import List, Task, TaskRef
 
-from .. import _distribution
+from .._compat import List, SliceTask, Task, TaskRef
 from .._graph import block_index
 from ._plan import FetchPlan
 from ._tasks import empty, join, pick, take
@@ -67,7 +66,7 @@ def fetch_into(
             refs.append(ref)
             continue
         piece = (f"{out_key[0]}-piece", target, j)
-        dsk[piece] = _distribution.SliceTask(piece, pick, ref, k, mask_for(s))
+        dsk[piece] = SliceTask(piece, pick, ref, k, mask_for(s))
         hints[piece] = s
         refs.append(TaskRef(piece))
     dsk[out_key] = Task(out_key, join, List(*refs), plan.axis, plan.order, plan.shape)

@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-from .. import _dndarray
+from .._abc import DistributedArray
 from .._torch import from_torch
 
 # Stands for the mask in a local key; the task receives the mask piece separately.
@@ -90,7 +90,7 @@ class Key(NamedTuple):
 # ----------------------------------------------------------------- key leaves
 def is_dnd(obj: object) -> bool:
     """Whether ``obj`` is a DNDarray."""
-    return isinstance(obj, _dndarray.DNDarray)
+    return isinstance(obj, DistributedArray)
 
 
 def _is_array(obj: object) -> bool:

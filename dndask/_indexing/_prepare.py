@@ -12,14 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import dask.array as da
 import numpy as np
 import torch
-from dask._task_spec import Task, TaskRef
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from .. import _compute
+from .._compat import Task, TaskRef, new_array
 from .._graph import meta_of
 from ._keys import (
     DND_MASK_WITH_ARRAYS,
@@ -102,7 +101,7 @@ def _true_table(mask, axis: int | None) -> np.ndarray:
         table[key] = mask.comm.workers[r]
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[mask.to_dask()])
     chunks = ((1,) * len(keys), *((n,) for n in prefix))
-    counts = da.Array(graph, name, chunks, meta=meta_of(np.dtype(np.int64), len(chunks)))
+    counts = new_array(graph, name, chunks, meta_of(np.dtype(np.int64), len(chunks)))
     return _compute.compute(counts, mask.comm.client, table)
 
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 import dask.array as da
 import numpy as np
 import torch
-from dask._task_spec import Alias, Task, TaskRef
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
+from .._compat import Alias, Task, TaskRef, new_array
 from .._graph import block_index
 from .._torch import from_torch
 from ._graph import chunk_key, fetch_into, no_mask
@@ -164,4 +164,4 @@ def _build_set(a, norm: Key, plan: SetPlan, value, mask) -> tuple[da.Array, dict
         deps.append(mask.array.to_dask())
         hints = {**mask.array._lineage(), **hints}
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=deps)
-    return da.Array(graph, name, x.chunks, meta=x._meta), hints
+    return new_array(graph, name, x.chunks, x), hints

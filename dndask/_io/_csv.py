@@ -6,9 +6,9 @@ import io
 import os
 
 import numpy as np
-from dask._task_spec import TaskRef
 
 from .. import _comm, _dndarray, _layout, _per_rank, _types
+from .._compat import TaskRef
 from . import _checks, _files, _tasks
 
 

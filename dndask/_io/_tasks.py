@@ -14,10 +14,10 @@ import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from dask._task_spec import Task, TaskRef
 from dask.highlevelgraph import HighLevelGraph
 
 from .. import _comm, _compute, _dndarray, _factories, _layout
+from .._compat import Task, TaskRef
 from . import _checks, _files
 
 

@@ -15,11 +15,11 @@ from collections.abc import Callable
 import dask.array as da
 import numpy as np
 import torch
-from dask._task_spec import List, Task, TaskRef
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _distribution, _dndarray, _graph, _layout
+from .. import _dndarray, _graph, _layout
+from .._compat import List, SliceTask, Task, TaskRef, new_array
 from ._plan import Layout, Need, ProductSpec, plan_product
 
 
@@ -45,7 +45,7 @@ def _wrap(name: str, dsk: dict, deps: list, shape, split, counts, dtype, comm, p
     """The layer ``dsk`` as a DNDarray: its chunks, placement ``hints`` and lineage ``parents``."""
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=deps)
     chunks = _layout.chunks_for(shape, split, counts)
-    x = da.Array(graph, name, chunks, meta=_graph.meta_of(dtype, len(shape)))
+    x = new_array(graph, name, chunks, _graph.meta_of(dtype, len(shape)))
     out = _dndarray.from_dask(x, split, comm, parents=parents)
     out._hints.update(hints)
     return out
@@ -153,7 +153,7 @@ def _inner_graph(name, fn, a, b, plan, out_shape, dtype, size):
         for r, partial in partials.items():
             piece = (f"{name}-piece", r, c)
             # sliced where the partial is, so only this block travels to rank c
-            dsk[piece] = _distribution.SliceTask(piece, operator.getitem, TaskRef(partial), index)
+            dsk[piece] = SliceTask(piece, operator.getitem, TaskRef(partial), index)
             hints[piece] = r
             pieces.append(TaskRef(piece))
         dsk[key] = Task(key, _sum_parts, List(*pieces), dtype)

@@ -18,10 +18,10 @@ from typing import NamedTuple
 import dask.array as da
 import numpy as np
 import torch
-from dask._task_spec import List, Task, TaskRef
 from dask.base import tokenize
 
-from .. import _distribution, _dndarray, _graph
+from .. import _dndarray, _graph
+from .._compat import List, SliceTask, Task, TaskRef
 from ._build import _chunk_key, _wrap, _zeros
 from ._checks import _check_array, _check_bool, _describe, _norm_dtype, _real_float
 
@@ -192,7 +192,7 @@ def _tsqr(a: _dndarray.DNDarray, want: str) -> dict:
         local, factor = (f"{name}-local", r), (f"{name}-factor", r)
         dsk[local] = Task(local, _local_qr, TaskRef((x.name, r, 0)), mode)
         # a task of its own, never fused downstream, so only the R factor travels
-        dsk[factor] = _distribution.SliceTask(factor, _second, TaskRef(local))
+        dsk[factor] = SliceTask(factor, _second, TaskRef(local))
         hints[local] = hints[factor] = r
         factors.append(TaskRef(factor))
     merge = (f"{name}-merge",)
@@ -217,9 +217,7 @@ def _tsqr(a: _dndarray.DNDarray, want: str) -> dict:
                 layer[key] = Task(key, _zeros, (0, k), a.dtype)
                 continue
             block = (f"{name}-block", r)
-            layer[block] = _distribution.SliceTask(
-                block, _block_of, TaskRef(merge), contributors.index(r)
-            )
+            layer[block] = SliceTask(block, _block_of, TaskRef(merge), contributors.index(r))
             hints[block] = 0
             layer[key] = Task(key, _times, TaskRef((f"{name}-local", r)), TaskRef(block))
         out["Q"] = _wrap(q_name, layer, [x], (m, k), 0, counts, a.dtype, comm, (a,), hints)

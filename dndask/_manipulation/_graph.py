@@ -12,13 +12,12 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 
-import dask.array as da
 import numpy as np
-from dask._task_spec import Alias, Task, TaskRef
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from .. import _distribution, _dndarray, _layout
+from .._compat import Alias, SliceTask, Task, TaskRef, new_array
 from .._graph import block_index, meta_of
 from ._plan import OperandPiece
 
@@ -69,7 +68,7 @@ def wrap(
 ) -> _dndarray.DNDarray:
     """The DNDarray of the tasks ``dsk`` (layer ``name``) built on ``sources``."""
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[s.to_dask() for s in sources])
-    x = da.Array(graph, name, chunks, meta=meta_of(dtype, len(chunks)))
+    x = new_array(graph, name, chunks, meta_of(dtype, len(chunks)))
     out = _dndarray.from_dask(x, split, comm, parents=tuple(sources))
     out._hints.update(hints or {})
     return out
@@ -138,7 +137,7 @@ def pieces_graph(
             key = (f"{name}-piece", p.operand, p.src, p.start, p.stop)
             if key not in dsk:
                 index = (slice(None),) * axis + (slice(p.start, p.stop),)
-                dsk[key] = _distribution.SliceTask(key, operator.getitem, TaskRef(src_key), index)
+                dsk[key] = SliceTask(key, operator.getitem, TaskRef(src_key), index)
                 hints[key] = p.src
             keys.append(key)
         dsk[out_key] = join_task(out_key, keys, axis, lshape, dtype)

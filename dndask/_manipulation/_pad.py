@@ -10,10 +10,10 @@ partial statistic row per rank for a statistic over the whole axis.
 from __future__ import annotations
 
 import numpy as np
-from dask._task_spec import Task, TaskRef
 from dask.base import tokenize
 
 from .. import _dndarray, _layout
+from .._compat import Task, TaskRef
 from . import _checks, _graph, _plan
 
 _PAD_MODES = (

@@ -22,6 +22,7 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from .. import _dndarray, _layout
+from .._compat import new_array
 from .._graph import meta_of
 from . import _checks, _quantiles, _selection
 
@@ -58,7 +59,7 @@ def _local_reduction(prefix: str, fn, a: _dndarray.DNDarray, axes, keepdims, lea
         shape = tuple(c[out[i]] for i, c in enumerate(chunks))
         dsk[(name, *out)] = (_reduce_chunk, fn, (x.name, *idx), shape, dtype)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
-    y = da.Array(graph, name, chunks, meta=meta_of(dtype, len(chunks)))
+    y = new_array(graph, name, chunks, meta_of(dtype, len(chunks)))
     split = None
     if a.split is not None and a.split not in axes:
         split = len(lead) + kept.index(a.split)

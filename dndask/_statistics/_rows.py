@@ -14,6 +14,7 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from .. import _compute, _dndarray
+from .._compat import new_array
 from .._graph import block_index, meta_of
 
 
@@ -46,7 +47,7 @@ def per_rank_rows(prefix: str, fn, arrays: list, split, width: int, dtype, param
         hints[(name, i, 0)] = r
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=arrays)
     chunks = ((1,) * len(ranks), (width,))
-    return da.Array(graph, name, chunks, meta=meta_of(dtype, 2)), hints
+    return new_array(graph, name, chunks, meta_of(dtype, 2)), hints
 
 
 def summed(rows: da.Array, hints: dict, dtype, comm, parents) -> _dndarray.DNDarray:

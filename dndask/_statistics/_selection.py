@@ -27,13 +27,13 @@ the last value of a sorted chunk) makes every result NaN, as in numpy.
 
 from __future__ import annotations
 
-import dask.array as da
 import distributed
 import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from .. import _dndarray
+from .._compat import new_array
 from .._graph import block_index, meta_of
 
 # Values each rank sends per bracket and round of the distributed selection.
@@ -147,7 +147,7 @@ def _sorted_per_rank(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
     }
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
     chunks = (tuple(c * inner for c in counts),)
-    y = da.Array(graph, name, chunks, meta=meta_of(a.dtype, 1))
+    y = new_array(graph, name, chunks, meta_of(a.dtype, 1))
     return _dndarray.from_dask(y, 0, a.comm, parents=(a,))
 
 

@@ -1,0 +1,271 @@
+"""The one seam to Dask's internals: every private dask or distributed name dndask uses.
+
+No other dndask module imports an underscore name from dask or distributed
+(``tests/test_compat.py`` checks the imports, and pins the behaviour of each
+name used here, so that a Dask release that changes one fails there first).
+Public APIs are used wherever one exists; each private use below says why it
+is needed. The range of releases tested is pinned in ``pyproject.toml``;
+docs/dask-versions.md says how to raise it.
+
+- Task graphs: ``Task``, ``TaskRef``, ``Alias``, ``List`` (dask's task spec),
+  :class:`SliceTask` (a slice that Dask's linear fusion leaves alone), and
+  :func:`optimize_pinned` (Dask's optimization, with the placement table
+  extended to the tasks that fusion renamed).
+- Arrays: :func:`new_array` builds a ``dask.array.Array`` from a graph, with
+  or without ``array.query-planning``; :func:`concatenate3` and
+  :func:`flatten` assemble computed chunks.
+- The cluster: :class:`NannyKeepingCluster` (``LocalCluster`` without
+  ``SpecCluster``'s close timer for lost workers) and :func:`scheduler_workers`
+  (one fresh query of the scheduler's workers).
+- Scheduler state, for the lost-worker plugin (``dndask._recovery``):
+  task restrictions, the no-worker set, erring a task, and the
+  ``"remove-worker"`` event.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
+
+import dask
+import dask.array as da
+import distributed
+
+# dask has no public task-spec API, but its graphs are made of these nodes:
+# linear fusion (``block_fusion``), aliases left by fusion, and references to
+# other keys are only expressible through them.
+from dask._task_spec import Alias, List, Task, TaskRef
+
+# Assembles nested lists of computed blocks into one array, dispatching on the
+# chunk type as Dask's own ``finalize`` does; dask exports no public
+# equivalent for in-memory blocks (``da.block`` takes dask arrays).
+from dask.array.core import concatenate3
+from dask.array.utils import meta_from_array
+from distributed.deploy.cluster import Cluster
+from distributed.protocol import pickle
+
+try:
+    # With ``array.query-planning`` on, ``da.Array`` is an expression and takes
+    # no graph; dask's only way in is this private ``FromGraph`` constructor.
+    from dask.array._array_expr._collection import from_graph as _expr_from_graph
+except ImportError:  # a dask without array expressions
+    _expr_from_graph = None
+
+__all__ = [
+    "Alias",
+    "List",
+    "NannyKeepingCluster",
+    "SliceTask",
+    "Task",
+    "TaskRef",
+    "concatenate3",
+    "err_task",
+    "flatten",
+    "is_loose",
+    "new_array",
+    "optimize_pinned",
+    "query_planning",
+    "removed_worker",
+    "scheduler_workers",
+    "set_worker_restrictions",
+    "transitions",
+    "unrunnable",
+    "worker_restrictions",
+]
+
+
+# ---------------------------------------------------------------- task graphs
+class SliceTask(Task):
+    """A slicing task that Dask must not fuse into its consumer.
+
+    The slice runs on the rank that holds the source chunk (it is pinned
+    there), so only the slice travels. Linear fusion would merge it into the
+    consumer on the target rank, which would then fetch the whole chunk.
+    Dask's ``fuse_linear_task_spec`` asks every node's ``block_fusion``
+    (pinned in tests/test_compat.py).
+
+    Examples
+    --------
+    >>> import operator
+    >>> SliceTask("piece", operator.getitem, TaskRef("chunk"), slice(0, 2)).block_fusion
+    True
+    """
+
+    @property
+    def block_fusion(self) -> bool:
+        return True
+
+
+def optimize_pinned(collection, table: Mapping) -> tuple[object, dict]:
+    """``collection`` optimized by Dask, and ``table`` extended to the tasks it fused.
+
+    Dask's linear fusion merges a chain of tasks into one task under a new
+    key and leaves the chain's last key as an ``Alias`` of it. Unless the
+    fused task is pinned where that key is, the scheduler may run it on
+    another worker (a tie between the inputs of a redistribution's join, say)
+    and its result then travels to the pinned alias.
+
+    Parameters
+    ----------
+    collection : dask collection
+        What is about to be computed or persisted.
+    table : mapping
+        Key -> worker address for the keys that must run on a given worker.
+
+    Returns
+    -------
+    (collection, dict)
+        The optimized collection, and ``table`` with each fused task added
+        under the address of the key that aliases it.
+    """
+    before = set(collection.__dask_graph__().keys())
+    (optimized,) = dask.optimize(collection)
+    table = dict(table)
+    for key, node in dict(optimized.__dask_graph__()).items():
+        made = isinstance(node, Alias) and node.target not in before
+        if made and key in table and node.target not in table:
+            table[node.target] = table[key]
+    return optimized, table
+
+
+def flatten(nested) -> Iterator:
+    """The keys (or values) of a nested list, in order (Dask's ``__dask_keys__`` shape).
+
+    Examples
+    --------
+    >>> list(flatten([[("x", 0, 0), ("x", 0, 1)], [("x", 1, 0), ("x", 1, 1)]]))
+    [('x', 0, 0), ('x', 0, 1), ('x', 1, 0), ('x', 1, 1)]
+    """
+    if isinstance(nested, list):
+        for item in nested:
+            yield from flatten(item)
+    else:
+        yield nested
+
+
+# ---------------------------------------------------------------- arrays
+def query_planning() -> bool:
+    """Whether ``dask.array.Array`` is an expression (``array.query-planning`` on)."""
+    enabled = getattr(da, "array_expr_enabled", None)  # public, but not yet in dask 2025.1
+    return bool(enabled()) if enabled is not None else False
+
+
+def new_array(graph: Mapping, name: str, chunks: tuple, meta) -> da.Array:
+    """The Dask array whose blocks are the keys ``(name, *block index)`` of ``graph``.
+
+    The one place dndask builds a ``dask.array.Array`` from a graph of its own.
+
+    Parameters
+    ----------
+    graph : mapping
+        The whole graph (a ``HighLevelGraph`` with the inputs' layers, or a dict).
+    name : str
+        The array's name; its blocks are ``(name, i, j, ...)``.
+    chunks : tuple of tuple of int
+        Block sizes along every axis.
+    meta : array-like
+        Any array with the chunks' type and dtype (a dask array stands for
+        its blocks); reduced to an empty one of ``len(chunks)`` dimensions.
+
+    Returns
+    -------
+    dask.array.Array
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = new_array({("x", 0): (np.arange, 3)}, "x", ((3,),), np.empty(0, dtype=np.int64))
+    >>> x.chunks, x.dtype, x.name
+    (((3,),), dtype('int64'), 'x')
+    """
+    meta = meta_from_array(meta, ndim=len(chunks))
+    if not query_planning():
+        return da.Array(graph, name, chunks, meta=meta)
+    # an expression over the graph; its name gets a token appended (its blocks alias ours)
+    keys = [(name, *idx) for idx in itertools.product(*(range(len(c)) for c in chunks))]
+    return _expr_from_graph(dict(graph), meta, chunks, keys, name)
+
+
+# ---------------------------------------------------------------- the cluster
+class NannyKeepingCluster(distributed.LocalCluster):
+    """``LocalCluster`` that never closes a nanny because its worker was lost.
+
+    When a worker is removed, ``SpecCluster._update_worker_status`` arms a
+    timer (``distributed.deploy.lost-worker-timeout``) that closes the
+    worker's nanny unless a worker of the same name is back by then. This
+    class keeps the bookkeeping of the base ``Cluster`` and drops the timer
+    (why dndask needs that: ``dndask._cluster.LoopbackCluster``). The method
+    is private to distributed and has no public hook.
+    """
+
+    def _update_worker_status(self, op, msg):
+        if op == "remove":  # the bookkeeping only, without SpecCluster's close timer
+            return Cluster._update_worker_status(self, op, msg)
+        return super()._update_worker_status(op, msg)
+
+
+def scheduler_workers(client: distributed.Client) -> dict[str, dict]:
+    """Address -> information (``"name"``, ...) of every worker the scheduler knows now.
+
+    One fresh query of the scheduler's ``identity`` handler.
+    ``client.scheduler_info()`` is not used: it returns a cache that the
+    client's periodic refresh (which asks for no workers) can overwrite
+    between the query and the read, so it sometimes lists none.
+    """
+    return client.sync(client.scheduler.identity, n_workers=-1)["workers"]
+
+
+# ---------------------------------------------------------------- scheduler state
+# The lost-worker plugin runs inside the scheduler and reads and changes its
+# task states. distributed documents these attributes (the scheduling-state
+# page) but not as a stable API, so every access goes through here.
+def worker_restrictions(ts) -> set[str]:
+    """The worker addresses the task ``ts`` may run on (empty: anywhere)."""
+    return ts.worker_restrictions or set()
+
+
+def set_worker_restrictions(ts, addresses: Iterable[str]) -> None:
+    """Restrict the task ``ts`` to ``addresses``."""
+    ts.worker_restrictions = set(addresses)
+
+
+def is_loose(ts) -> bool:
+    """Whether ``ts`` may run elsewhere when its workers are gone (``allow_other_workers``)."""
+    return bool(ts.loose_restrictions)
+
+
+def unrunnable(scheduler) -> list:
+    """The task states in the scheduler's ``no-worker`` state."""
+    return list(scheduler.unrunnable)
+
+
+def err_task(scheduler, key, exc: BaseException, stimulus_id: str) -> dict:
+    """Err the task ``key`` with ``exc``; returns the recommendations that follow.
+
+    Carry them out with :func:`transitions`.
+    """
+    return scheduler.transition(key, "erred", stimulus_id, exception=pickle.dumps(exc), cause=key)
+
+
+def transitions(scheduler, recommendations: dict, stimulus_id: str) -> None:
+    """Carry out the scheduler's ``recommendations``."""
+    scheduler.transitions(recommendations, stimulus_id)
+
+
+def removed_worker(topic: str, msg) -> tuple[str, tuple] | None:
+    """The worker and its lost scattered keys, if ``msg`` is the ``"remove-worker"`` event.
+
+    The scheduler logs the event on topic ``"all"`` when a worker leaves;
+    any other event gives ``None``.
+
+    Examples
+    --------
+    >>> removed_worker("all", {"action": "remove-worker", "worker": "tcp://w:1",
+    ...                        "lost-scattered-tasks": ["k"]})
+    ('tcp://w:1', ('k',))
+    >>> removed_worker("all", {"action": "add-worker", "worker": "tcp://w:1"}) is None
+    True
+    """
+    if topic != "all" or not isinstance(msg, dict) or msg.get("action") != "remove-worker":
+        return None
+    return msg.get("worker"), tuple(msg.get("lost-scattered-tasks", ()))

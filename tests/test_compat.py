@@ -1,0 +1,285 @@
+"""The seam to Dask's internals: the private behaviour dndask relies on, pinned.
+
+``dndask/_compat.py`` is the only module that may touch a private dask or
+distributed name; the first test enforces that on the source. Every other test
+pins one behaviour of a private name ``_compat`` uses, so a Dask release that
+changes it fails here, loudly, rather than silently moving whole chunks.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import dask
+import dask.array as da
+import distributed
+import numpy as np
+import pytest
+import torch
+from conftest import holders, received_bytes
+
+import dndask as ht
+from dndask import _compat, _layout
+
+PACKAGE = Path(ht.__file__).parent
+# attributes of Dask objects that only _compat may touch
+PRIVATE_ATTRIBUTES = {
+    "_meta",
+    "_update_worker_status",
+    "identity",
+    "loose_restrictions",
+    "transition",
+    "transitions",
+    "unrunnable",
+    "worker_restrictions",
+}
+INTERNAL_MODULES = {"dask.core"}  # dask's graph utilities: no public contract
+
+
+def _private_uses(path: Path) -> list[str]:
+    """Each private dask/distributed import or attribute in ``path``, as ``line: text``."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found = []
+
+    def private_module(module: str) -> bool:
+        parts = module.split(".")
+        if parts[0] not in ("dask", "distributed"):
+            return False
+        return any(p.startswith("_") for p in parts) or module in INTERNAL_MODULES
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [
+                f"{node.lineno}: import {a.name}" for a in node.names if private_module(a.name)
+            ]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [a.name for a in node.names]
+            if private_module(node.module):
+                found.append(f"{node.lineno}: from {node.module} import {', '.join(names)}")
+            elif node.module.split(".")[0] in ("dask", "distributed"):
+                bad = [n for n in names if n.startswith("_")]
+                if node.module == "dask.array.core":  # only what dask.array exports
+                    bad += [n for n in names if not hasattr(da, n) and n != "normalize_chunks"]
+                if bad:
+                    found.append(f"{node.lineno}: from {node.module} import {', '.join(bad)}")
+        elif isinstance(node, ast.Attribute) and node.attr in PRIVATE_ATTRIBUTES:
+            found.append(f"{node.lineno}: .{node.attr}")
+    return found
+
+
+def test_only_compat_touches_private_dask_names():
+    offenders = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "_compat.py":
+            continue
+        uses = _private_uses(path)
+        if uses:
+            offenders[str(path.relative_to(PACKAGE.parent))] = uses
+    assert offenders == {}, f"private dask/distributed names outside dndask/_compat.py: {offenders}"
+    # the checker does find them: _compat itself has each kind
+    uses = " ".join(_private_uses(PACKAGE / "_compat.py"))
+    for needle in ("dask._task_spec", ".worker_restrictions", "._update_worker_status"):
+        assert needle in uses
+
+
+@pytest.mark.skipif(shutil.which("grep") is None, reason="needs grep")
+def test_the_shared_grep_finds_nothing_outside_compat():
+    pattern = (
+        r"from (dask|distributed)(\.[a-z_]+)*\._[a-z]|import (dask|distributed)(\.[a-z_]+)*\._[a-z]"
+        r"|dask\._task_spec"
+    )
+    hits = subprocess.run(
+        ["grep", "-rlE", pattern, str(PACKAGE), "--include=*.py"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    assert [h for h in hits if not h.endswith("_compat.py")] == []
+    assert any(h.endswith("_compat.py") for h in hits)
+
+
+# ---------------------------------------------------------------- fusion
+def _chain(middle: type):
+    """``src -> piece -> out``: a linear chain whose middle node is of type ``middle``."""
+    src, piece, out = ("src", 0), ("piece", 0), ("out", 0)
+    dsk = {
+        src: _compat.Task(src, np.arange, 6),
+        piece: middle(piece, operator.getitem, _compat.TaskRef(src), slice(0, 2)),
+        out: _compat.Task(out, np.negative, _compat.TaskRef(piece)),
+    }
+    return _compat.new_array(dsk, "out", ((2,),), np.empty(0, dtype=np.int64)), dsk
+
+
+def test_linear_fusion_leaves_a_slice_task_alone():
+    x, before = _chain(_compat.SliceTask)
+    (optimized,) = dask.optimize(x)
+    graph = dict(optimized.__dask_graph__())
+    # the slice is its own task (it runs where the source is), nothing fused
+    assert isinstance(graph[("piece", 0)], _compat.SliceTask)
+    assert set(graph) == set(before)
+    np.testing.assert_array_equal(optimized.compute(scheduler="sync"), -np.arange(2))
+
+
+def test_linear_fusion_fuses_a_plain_task_and_leaves_an_alias():
+    """The control: without the hook the chain fuses; its last key aliases the new one."""
+    x, before = _chain(_compat.Task)
+    (optimized,) = dask.optimize(x)
+    graph = dict(optimized.__dask_graph__())
+    assert ("piece", 0) not in graph
+    alias = graph[("out", 0)]
+    assert isinstance(alias, _compat.Alias)
+    assert alias.target not in before and alias.target in graph
+    np.testing.assert_array_equal(optimized.compute(scheduler="sync"), -np.arange(2))
+
+
+def test_optimize_pinned_pins_the_fused_task_where_its_alias_is():
+    x, _ = _chain(_compat.Task)
+    optimized, table = _compat.optimize_pinned(x, {("out", 0): "tcp://w:1"})
+    target = dict(optimized.__dask_graph__())[("out", 0)].target
+    assert table == {("out", 0): "tcp://w:1", target: "tcp://w:1"}
+    # a key the table leaves free stays free
+    _, free = _compat.optimize_pinned(x, {})
+    assert free == {}
+
+
+def test_redistribute_moves_only_the_slice_not_the_chunk(client, comm_of):
+    """End to end: one row changes owner, and exactly one row's bytes travel."""
+    comm = comm_of(2)
+    row = 2000  # float64: 16000 bytes a row; a whole chunk is 4 rows
+    a = ht.random.rand(8, row, dtype=ht.float64, split=0, comm=comm).persist()
+    target = a.lshape_map
+    target[:, 0] = torch.tensor([3, 5])
+    since = time.time()
+    b = a.redistribute(target_map=target).persist()
+    assert received_bytes(client, since) == _layout.moved_rows((4, 4), (3, 5)) * row * 8
+    assert holders(client, b) == [(w,) for w in comm.workers]
+
+
+# ---------------------------------------------------------------- arrays
+def test_new_array_has_the_given_blocks_chunks_and_meta():
+    chunks = ((2, 0, 3), (4,))
+    dsk = {("y", i, 0): (np.full, (n, 4), i, np.float32) for i, n in enumerate(chunks[0])}
+    y = _compat.new_array(dsk, "y", chunks, np.empty((0,), dtype=np.float32))  # meta of other ndim
+    assert y.chunks == chunks and y.shape == (5, 4) and y.dtype == np.float32
+    assert type(da.utils.meta_from_array(y)) is np.ndarray and da.utils.meta_from_array(y).ndim == 2
+    keys = list(_compat.flatten(y.__dask_keys__()))
+    assert keys == [(y.name, i, 0) for i in range(3)]
+    if not _compat.query_planning():
+        assert y.name == "y"
+    else:  # the expression renames; its blocks alias ours
+        assert y.name.startswith("y-")
+    expected = np.concatenate([np.full((n, 4), i, np.float32) for i, n in enumerate(chunks[0])])
+    np.testing.assert_array_equal(y.compute(scheduler="sync"), expected)
+    # a dask array stands for its blocks' type; the copy shares the graph
+    z = _compat.new_array(y.dask, y.name, y.chunks, y)
+    assert z.dtype == y.dtype and z.chunks == y.chunks and z.name == y.name
+
+
+def test_concatenate3_and_flatten_assemble_nested_blocks():
+    blocks = [[np.full((2, c), 10 * r + c) for c in (1, 3)] for r in range(3)]
+    np.testing.assert_array_equal(_compat.concatenate3(blocks), np.block(blocks))
+    x = da.ones((4, 6), chunks=(2, 3))
+    assert list(_compat.flatten(x.__dask_keys__())) == [
+        (x.name, i, j) for i in range(2) for j in range(2)
+    ]
+    assert list(_compat.flatten(("x", 0))) == [("x", 0)]  # a key, not a container
+
+
+# ---------------------------------------------------------------- cluster
+def test_scheduler_workers_is_a_fresh_list_of_every_worker(client, comm):
+    info = _compat.scheduler_workers(client)
+    assert set(info) == set(comm.workers)
+    assert all("name" in w and w["nthreads"] == 1 for w in info.values())
+
+
+def _inc(x):
+    return x + 1
+
+
+def _task_state(dask_scheduler, key):
+    ts = dask_scheduler.tasks.get(key)
+    if ts is None:
+        return None
+    return (
+        ts.state,
+        ts in _compat.unrunnable(dask_scheduler),
+        sorted(_compat.worker_restrictions(ts)),
+        _compat.is_loose(ts),
+    )
+
+
+def _rewrite_and_err(dask_scheduler, key, address, message):
+    ts = dask_scheduler.tasks[key]
+    _compat.set_worker_restrictions(ts, [address])
+    rewritten = sorted(_compat.worker_restrictions(ts))
+    stimulus = f"test-compat-{key}"
+    recommendations = _compat.err_task(dask_scheduler, key, RuntimeError(message), stimulus)
+    _compat.transitions(dask_scheduler, recommendations, stimulus)
+    return rewritten, dask_scheduler.tasks[key].state
+
+
+def test_scheduler_state_calls_of_the_lost_worker_plugin(client):
+    nobody = "tcp://127.0.0.1:9"  # no worker listens there
+    future = client.submit(_inc, 1, workers=[nobody], allow_other_workers=False, pure=False)
+    deadline = time.monotonic() + 30
+    while (state := client.run_on_scheduler(_task_state, key=future.key)) is None or (
+        state[0] != "no-worker"
+    ):
+        assert time.monotonic() < deadline, f"the task never reached no-worker: {state}"
+        time.sleep(0.05)
+    assert state == ("no-worker", True, [nobody], False)
+    rewritten, after = client.run_on_scheduler(
+        _rewrite_and_err, key=future.key, address="tcp://127.0.0.1:10", message="pinned nowhere"
+    )
+    assert rewritten == ["tcp://127.0.0.1:10"] and after == "erred"
+    with pytest.raises(RuntimeError, match="pinned nowhere"):
+        future.result(timeout=30)
+
+
+def _wait_until(condition, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("keeps", [False, True], ids=["LocalCluster", "NannyKeepingCluster"])
+def test_a_lost_worker_event_and_spec_clusters_close_timer(keeps):
+    """SpecCluster closes a lost worker's entry after ``lost-worker-timeout``; ours keeps it.
+
+    The same loss logs the ``"remove-worker"`` event the plugin reads: the
+    worker and the scattered keys lost with it. (An in-process cluster of
+    its own: the test loses its only worker.)
+    """
+    cls = _compat.NannyKeepingCluster if keeps else distributed.LocalCluster
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "50ms"}):
+        cluster = cls(
+            n_workers=1,
+            processes=False,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            protocol="tcp",
+            dashboard_address=None,
+        )
+        try:
+            with distributed.Client(cluster, set_as_default=False) as client:
+                [data] = client.scatter([123])
+                name = next(iter(cluster.workers))
+                address = cluster.workers[name].address
+                cluster.sync(cluster.workers[name].close)
+                _wait_until(lambda: not cluster.scheduler_info["workers"], "the cluster's remove")
+                if keeps:
+                    time.sleep(0.5)  # ten timeouts
+                    assert name in cluster.workers
+                else:
+                    _wait_until(lambda: name not in cluster.workers, "SpecCluster's close timer")
+                events = [_compat.removed_worker("all", msg) for _, msg in client.get_events("all")]
+                assert (address, (data.key,)) in events
+                assert _compat.removed_worker(address, {"action": "remove-worker"}) is None
+        finally:
+            cluster.close()

@@ -1,0 +1,223 @@
+"""dndask's layers are visible in its imports: no cycle, no import hidden inside a function.
+
+The import graph is read from the source with ``ast`` (nothing is imported), over every
+module of the package; an edge ``a -> b`` means module ``a`` imports module ``b``, at module
+level or inside a function. ``from . import x`` is an edge to the submodule ``x`` when ``x``
+is one, else to the package; a package's ``__init__`` is its own node. Importing
+``dndask._indexing._keys`` from outside ``dndask._indexing`` first runs that package's
+``__init__``, so it is an edge to the package too (the top package ``dndask`` aside: it
+is always imported first, and it imports everything).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "dndask"
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
+    """The absolute name of ``from <node.module> import ...`` inside ``module``."""
+    if node.level == 0:
+        return node.module or ""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(module: str, path: Path, modules: dict) -> list[tuple[str, int, bool]]:
+    """``(imported module, line, inside a function)`` for every dndask import of ``module``."""
+    tree = ast.parse(path.read_text(), str(path))
+    found = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            nested = in_function or isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+            )
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    if alias.name in modules:
+                        found.append((alias.name, child.lineno, in_function))
+            elif isinstance(child, ast.ImportFrom):
+                base = _resolve(module, path, child)
+                for alias in child.names:
+                    target = f"{base}.{alias.name}"
+                    target = target if target in modules else base
+                    if target in modules:
+                        found.append((target, child.lineno, in_function))
+            elif isinstance(child, ast.If) and _is_type_checking(child.test):
+                continue  # annotations only: never executed
+            visit(child, nested)
+
+    visit(tree, False)
+    return found
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
+
+
+def _outer_packages(target: str, importer: str) -> list[str]:
+    """The packages above ``target`` that importing it runs, seen from ``importer``."""
+    parts = target.split(".")
+    outer = [".".join(parts[:i]) for i in range(2, len(parts))]
+    return [p for p in outer if not (importer == p or importer.startswith(p + "."))]
+
+
+@functools.cache
+def import_graph() -> tuple[dict[str, set[str]], list[str]]:
+    """The intra-package graph, and ``path:line`` of every function-level dndask import."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    hidden = []
+    for module, path in modules.items():
+        for target, line, in_function in _imports(module, path, modules):
+            for other in (target, *_outer_packages(target, module)):
+                if other != module:
+                    graph[module].add(other)
+            if in_function:
+                hidden.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}")
+    return graph, hidden
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other (Tarjan), groups of one without a self-edge left out."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return groups
+
+
+def _a_cycle(graph: dict[str, set[str]], group: list[str]) -> list[str]:
+    """One concrete cycle inside ``group``, for the failure message."""
+    members = set(group)
+    path, seen = [group[0]], {group[0]}
+    while True:
+        nxt = sorted(w for w in graph[path[-1]] if w in members)
+        back = [w for w in nxt if w in seen]
+        if back:
+            return [*path[path.index(back[0]) :], back[0]]
+        step = next(w for w in nxt if w not in seen)
+        path.append(step)
+        seen.add(step)
+
+
+def test_the_package_has_no_import_cycle():
+    graph, _ = import_graph()
+    assert len(graph) > 50  # the walk found the package
+    groups = strongly_connected(graph)
+    message = "; ".join(
+        f"{len(g)} modules import each other, e.g. {' -> '.join(_a_cycle(graph, g))}"
+        for g in groups
+    )
+    assert not groups, f"{len(groups)} import cycle(s): {message}"
+
+
+def test_no_dndask_import_inside_a_function():
+    _, hidden = import_graph()
+    assert not hidden, "imports inside functions: " + "; ".join(hidden)
+
+
+def test_the_checker_sees_cycles_and_hidden_imports(tmp_path):
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert strongly_connected(graph) == [["a", "b", "c"]]
+    assert _a_cycle(graph, ["a", "b", "c"]) == ["a", "b", "c", "a"]
+    source = "from . import x\n\ndef f():\n    from .y import z\n    import dndask\n"
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    found = _imports("dndask.m", path, {"dndask", "dndask.m", "dndask.x", "dndask.y"})
+    assert found == [("dndask.x", 1, False), ("dndask.y", 4, True), ("dndask", 5, True)]
+    assert _outer_packages("dndask._io._csv", "dndask._xarray") == ["dndask._io"]
+    assert _outer_packages("dndask._io._csv", "dndask._io._hdf5") == []
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for w in graph[todo.pop()] - seen:
+            seen.add(w)
+            todo.append(w)
+    return seen
+
+
+PLANNERS = [
+    "dndask._layout",
+    "dndask._optable",
+    "dndask._indexing._keys",
+    "dndask._indexing._plan",
+    "dndask._indexing._setplan",
+    "dndask._manipulation._plan",
+    "dndask._linalg._plan",
+    "dndask._statistics._quantiles",
+]
+
+
+def test_planners_do_not_reach_the_array_or_the_cluster():
+    graph, _ = import_graph()
+    for planner in PLANNERS:
+        below = _reachable(graph, planner)
+        assert not below & {"dndask._dndarray", "dndask._cluster", "dndask._compute"}, planner
+
+
+def test_the_array_core_imports_only_lower_layers():
+    graph, _ = import_graph()
+    below = _reachable(graph, "dndask._dndarray")
+    above = {m for m in graph if "dndask._dndarray" in _reachable(graph, m)}
+    assert not below & above
+    assert {"dndask._ops", "dndask._elementwise", "dndask._methods", "dndask._protocols"} <= above
+    assert below <= {
+        "dndask._abc",
+        "dndask._cluster",
+        "dndask._compat",
+        "dndask._comm",
+        "dndask._compute",
+        "dndask._distribution",
+        "dndask._graph",
+        "dndask._launch",
+        "dndask._layout",
+        "dndask._mpi",
+        "dndask._recovery",
+        "dndask._repr",
+        "dndask._torch",
+        "dndask._types",
+    }
