@@ -35,9 +35,9 @@ import torch as _torch
 import dndask as _core
 
 from .. import _dndarray, _ops, _ufuncs_extra
-from . import _adapt, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
+from . import _adapt, _optable, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
 from ._array import DNDarray, install_methods
-from ._optable import TABLE
+from ._optable import rows
 from .types import (  # noqa: F401  (re-exported below through __all__)
     bool,
     bool_,
@@ -121,13 +121,15 @@ for _name in _core.__all__:
     elif callable(_obj):
         _funcs[_name] = _adapt.wrap(_obj)
 
-# 2. the elementwise table: Heat's names and aliases, torch's promotion
+# 2. the elementwise functions, from the operation table: Heat's names, Heat's dtype rule
 _EXTRA = {name: getattr(_ufuncs_extra, name) for name in _ufuncs_extra.__all__}
-for _core_name, _arity, _torch_fn, _aliases, _inplace in TABLE:
+_ROWS = [row for row in rows() if row[0] != "equal"] + [
+    ("equal", 2, _optable.TORCH["equal"], ("eq",), ())  # `equal` itself is one bool in Heat
+]
+for _core_name, _arity, _torch_fn, _names, _inplace in _ROWS:
     _fn = getattr(_core, _core_name, None) or _EXTRA[_core_name]
-    for _name in (_core_name, *_aliases):
+    for _name in _names:
         _funcs[_name] = _adapt.promoted(_fn, _torch_fn, _name, _arity)
-_funcs["eq"] = _adapt.promoted(_core.equal, _torch.eq, "eq", 2)
 _funcs["modf"] = _adapt.wrap(_ufuncs_extra.modf, "modf")
 
 
@@ -467,7 +469,7 @@ _funcs["cumprod"] = _funcs["cumproduct"] = _cumulative(_core.cumprod, "cumprod")
 # the namespace: Heat's types, every adapted function, then the methods from the op table
 globals().update({name: getattr(types, name) for name in types.__all__})
 globals().update(_funcs)
-install_methods({**_funcs, "equal": equal}, (*TABLE, ("equal", 2, None, ("eq",), False)))
+install_methods(_funcs, _ROWS)
 
 # Heat's submodule names (ht.factories.array, ht.manipulations.resplit, ...): the face
 # keeps every function in one namespace, and these names point at it

@@ -265,13 +265,13 @@ def install_methods(funcs: dict, table) -> None:
             setattr(DNDarray, name, _method_of(funcs[name]))
     if "nan_to_num" in funcs:
         DNDarray.nan_to_num_ = _nan_to_num_inplace(funcs["nan_to_num"])
-    for core, arity, _torch_fn, aliases, has_inplace in table:
-        for name in (core, *aliases):
-            fn = funcs[name]
-            if name != "equal":
-                setattr(DNDarray, name, _method_of(fn))
-            if has_inplace:
-                setattr(DNDarray, name + "_", _inplace_of(fn, arity))
+    for _core, arity, _torch_fn, names, inplace_names in table:
+        fn = funcs[names[0]]
+        for name in names:
+            if name not in ("real", "imag"):  # properties, as in Heat
+                setattr(DNDarray, name, _method_of(funcs[name]))
+        for name in inplace_names:
+            setattr(DNDarray, name, _inplace_of(fn, arity, name))
     for op, fname in OPERATORS:
         fn = funcs[fname]
         setattr(DNDarray, f"__{op}__", _operator(fn, False))
@@ -288,7 +288,7 @@ def _method_of(fn):
     return method
 
 
-def _inplace_of(fn, arity: int):
+def _inplace_of(fn, arity: int, name: str):
     if arity == 1:
 
         def inplace(self):
@@ -299,8 +299,8 @@ def _inplace_of(fn, arity: int):
         def inplace(self, other):
             return fn(self, other, out=self)
 
-    inplace.__name__ = inplace.__qualname__ = fn.__name__ + "_"
-    inplace.__doc__ = f"In place: ``x.{fn.__name__}_(...)`` is ``{fn.__name__}(x, ..., out=x)``."
+    inplace.__name__ = inplace.__qualname__ = name
+    inplace.__doc__ = f"In place: ``x.{name}(...)`` is ``{fn.__name__}(x, ..., out=x)``."
     return inplace
 
 

@@ -1,110 +1,139 @@
-"""The face's table of elementwise operations: Heat's names, aliases, in-place names and
-the torch function whose dtype rule Heat follows.
+"""The face's view of dndask's operation table (:mod:`dndask._optable`).
 
-One row per operation: ``(core name, arity, torch function, Heat aliases, in-place)``.
-The face's functions, array methods, operators and in-place methods are all generated
-from it (see ``dndask/heat/__init__.py`` and ``_array.py``). ``in-place`` says whether
-Heat has ``name_`` methods for the operation (for the core name and every alias).
+The core table's rows give every elementwise function's names: dndask's, numpy's
+aliases, Heat's names (``heat``) and Heat's in-place methods (``heat_inplace``). The
+face generates its functions, methods, operators and in-place methods from them
+(``dndask/heat/__init__.py``, ``_array.py``). What the face adds per operation is
+the torch function whose dtype behaviour Heat follows (:data:`TORCH`), and a few rows
+for functions the core table does not hold yet (:data:`EXTRA`: dndask's
+``_ufuncs_extra``).
 """
 
 from __future__ import annotations
 
 import torch
 
-__all__ = ["OPERATORS", "TABLE"]
+from .._optable import OPS
 
-TABLE = (
-    # unary
-    ("abs", 1, torch.abs, ("absolute",), True),
-    (
-        "fabs",
-        1,
-        lambda x: torch.abs(x).float() if not x.is_floating_point() else torch.abs(x),
-        (),
-        False,
-    ),
-    ("negative", 1, torch.neg, ("neg",), True),
-    ("positive", 1, torch.positive, ("pos",), False),
-    ("sign", 1, torch.sign, (), False),
-    ("sgn", 1, torch.sgn, (), False),
-    ("signbit", 1, torch.signbit, (), False),
-    ("sqrt", 1, torch.sqrt, (), False),
-    (
-        "square",
-        1,
-        lambda x: torch.square(x.to(torch.promote_types(x.dtype, torch.float32))),
-        (),
-        False,
-    ),
-    ("exp", 1, torch.exp, (), False),
-    ("exp2", 1, torch.exp2, (), False),
-    ("expm1", 1, torch.expm1, (), False),
-    ("log", 1, torch.log, (), False),
-    ("log2", 1, torch.log2, (), False),
-    ("log10", 1, torch.log10, (), False),
-    ("log1p", 1, torch.log1p, (), False),
-    ("sin", 1, torch.sin, (), False),
-    ("cos", 1, torch.cos, (), False),
-    ("tan", 1, torch.tan, (), False),
-    ("arcsin", 1, torch.asin, ("asin",), False),
-    ("arccos", 1, torch.acos, ("acos",), False),
-    ("arctan", 1, torch.atan, ("atan",), False),
-    ("sinh", 1, torch.sinh, (), False),
-    ("cosh", 1, torch.cosh, (), False),
-    ("tanh", 1, torch.tanh, (), False),
-    ("arcsinh", 1, torch.asinh, ("asinh",), False),
-    ("arccosh", 1, torch.acosh, ("acosh",), False),
-    ("arctanh", 1, torch.atanh, ("atanh",), False),
-    ("deg2rad", 1, torch.deg2rad, ("radians",), False),
-    ("rad2deg", 1, torch.rad2deg, ("degrees",), False),
-    ("floor", 1, torch.floor, (), False),
-    ("ceil", 1, torch.ceil, (), False),
-    ("trunc", 1, torch.trunc, ("fix",), False),
-    ("rint", 1, torch.round, (), False),
-    ("isnan", 1, torch.isnan, (), False),
-    ("isinf", 1, torch.isinf, (), False),
-    ("isfinite", 1, torch.isfinite, (), False),
-    ("isposinf", 1, torch.isposinf, (), False),
-    ("isneginf", 1, torch.isneginf, (), False),
-    ("logical_not", 1, torch.logical_not, (), False),
-    ("invert", 1, torch.bitwise_not, ("bitwise_not",), True),
-    ("conj", 1, torch.conj, ("conjugate",), False),
-    # binary
-    ("add", 2, torch.add, (), True),
-    ("subtract", 2, torch.sub, ("sub",), True),
-    ("multiply", 2, torch.mul, ("mul",), True),
-    ("divide", 2, torch.true_divide, ("div", "true_divide"), True),
-    ("floor_divide", 2, torch.floor_divide, ("floordiv",), True),
-    ("remainder", 2, torch.remainder, ("mod",), True),
-    ("fmod", 2, torch.fmod, (), True),
-    ("power", 2, torch.pow, ("pow",), True),
-    ("maximum", 2, torch.maximum, (), False),
-    ("minimum", 2, torch.minimum, (), False),
-    ("fmax", 2, torch.fmax, (), False),
-    ("fmin", 2, torch.fmin, (), False),
-    ("arctan2", 2, torch.atan2, ("atan2",), True),
-    ("hypot", 2, torch.hypot, (), True),
-    ("copysign", 2, torch.copysign, (), True),
-    ("logaddexp", 2, torch.logaddexp, (), False),
-    ("logaddexp2", 2, torch.logaddexp2, (), False),
-    ("gcd", 2, torch.gcd, (), True),
-    ("lcm", 2, torch.lcm, (), True),
-    ("not_equal", 2, torch.ne, ("ne",), False),
-    ("less", 2, torch.lt, ("lt",), False),
-    ("less_equal", 2, torch.le, ("le",), False),
-    ("greater", 2, torch.gt, ("gt",), False),
-    ("greater_equal", 2, torch.ge, ("ge",), False),
-    ("logical_and", 2, torch.logical_and, (), False),
-    ("logical_or", 2, torch.logical_or, (), False),
-    ("logical_xor", 2, torch.logical_xor, (), False),
-    ("bitwise_and", 2, torch.bitwise_and, (), True),
-    ("bitwise_or", 2, torch.bitwise_or, (), True),
-    ("bitwise_xor", 2, torch.bitwise_xor, (), True),
-    ("left_shift", 2, torch.bitwise_left_shift, (), True),
-    ("right_shift", 2, torch.bitwise_right_shift, (), True),
+__all__ = ["EXTRA", "OPERATORS", "TORCH", "rows"]
+
+
+def _promoted_square(x):
+    return torch.square(x.to(torch.promote_types(x.dtype, torch.float32)))
+
+
+def _fabs(x):
+    return torch.abs(x) if x.is_floating_point() else torch.abs(x).float()
+
+
+# the torch function each operation's dtype follows in Heat (rows without one: no rule)
+TORCH = {
+    "abs": torch.abs,
+    "fabs": _fabs,
+    "square": _promoted_square,
+    "negative": torch.neg,
+    "positive": torch.positive,
+    "sign": torch.sign,
+    "sgn": torch.sgn,
+    "signbit": torch.signbit,
+    "sqrt": torch.sqrt,
+    "exp": torch.exp,
+    "exp2": torch.exp2,
+    "expm1": torch.expm1,
+    "log": torch.log,
+    "log2": torch.log2,
+    "log10": torch.log10,
+    "log1p": torch.log1p,
+    "sin": torch.sin,
+    "cos": torch.cos,
+    "tan": torch.tan,
+    "arcsin": torch.asin,
+    "arccos": torch.acos,
+    "arctan": torch.atan,
+    "sinh": torch.sinh,
+    "cosh": torch.cosh,
+    "tanh": torch.tanh,
+    "arcsinh": torch.asinh,
+    "arccosh": torch.acosh,
+    "arctanh": torch.atanh,
+    "deg2rad": torch.deg2rad,
+    "rad2deg": torch.rad2deg,
+    "floor": torch.floor,
+    "ceil": torch.ceil,
+    "trunc": torch.trunc,
+    "rint": torch.round,
+    "isnan": torch.isnan,
+    "isinf": torch.isinf,
+    "isfinite": torch.isfinite,
+    "isposinf": torch.isposinf,
+    "isneginf": torch.isneginf,
+    "logical_not": torch.logical_not,
+    "invert": torch.bitwise_not,
+    "conj": torch.conj,
+    "add": torch.add,
+    "subtract": torch.sub,
+    "multiply": torch.mul,
+    "divide": torch.true_divide,
+    "floor_divide": torch.floor_divide,
+    "remainder": torch.remainder,
+    "fmod": torch.fmod,
+    "power": torch.pow,
+    "maximum": torch.maximum,
+    "minimum": torch.minimum,
+    "fmax": torch.fmax,
+    "fmin": torch.fmin,
+    "arctan2": torch.atan2,
+    "hypot": torch.hypot,
+    "copysign": torch.copysign,
+    "logaddexp": torch.logaddexp,
+    "logaddexp2": torch.logaddexp2,
+    "gcd": torch.gcd,
+    "lcm": torch.lcm,
+    "not_equal": torch.ne,
+    "less": torch.lt,
+    "less_equal": torch.le,
+    "greater": torch.gt,
+    "greater_equal": torch.ge,
+    "logical_and": torch.logical_and,
+    "logical_or": torch.logical_or,
+    "logical_xor": torch.logical_xor,
+    "bitwise_and": torch.bitwise_and,
+    "bitwise_or": torch.bitwise_or,
+    "bitwise_xor": torch.bitwise_xor,
+    "left_shift": torch.bitwise_left_shift,
+    "right_shift": torch.bitwise_right_shift,
+    "equal": torch.eq,
+}
+
+# (core name, arity, Heat names, Heat in-place names) of functions outside the core table
+EXTRA = (
+    ("sgn", 1, ("sgn",), ()),
+    ("isposinf", 1, ("isposinf",), ()),
+    ("isneginf", 1, ("isneginf",), ()),
+    ("logaddexp2", 2, ("logaddexp2",), ()),
+    ("gcd", 2, ("gcd",), ("gcd_",)),
+    ("lcm", 2, ("lcm",), ("lcm_",)),
 )
 
-# Python operators: (dunder, face function, reflected, in-place)
+
+def rows() -> list[tuple]:
+    """``(core name, arity, torch function, face names, in-place names)`` per operation.
+
+    The face names are dndask's name, its aliases and Heat's names (no duplicates);
+    rows the core does not export (``divmod``) are left to the face's own function.
+    """
+    out = []
+    for op in OPS:
+        if not op.export:
+            continue
+        names = tuple(dict.fromkeys((op.name, *op.aliases, *op.heat)))
+        out.append((op.name, op.arity, TORCH.get(op.name), names, op.heat_inplace))
+    for name, arity, names, inplace in EXTRA:
+        out.append((name, arity, TORCH.get(name), names, inplace))
+    return out
+
+
+# Python operators: (operator name, the face function it calls)
 OPERATORS = (
     ("add", "add"),
     ("sub", "subtract"),
