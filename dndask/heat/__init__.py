@@ -130,7 +130,6 @@ for _core_name, _arity, _torch_fn, _names, _inplace in _ROWS:
     _fn = getattr(_core, _core_name, None) or _EXTRA[_core_name]
     for _name in _names:
         _funcs[_name] = _adapt.promoted(_fn, _torch_fn, _name, _arity)
-_funcs["modf"] = _adapt.wrap(_ufuncs_extra.modf, "modf")
 
 
 def equal(x, y) -> _builtins.bool:
@@ -453,6 +452,44 @@ def _closeness(core_fn, name):
     return close
 
 
+def _comparison(elementwise, name: str, mismatch: _builtins.bool):
+    def compare(x, y, out=None):
+        try:
+            return elementwise(x, y, out=out)
+        except (TypeError, ValueError):
+            # Heat answers a comparison it cannot do elementwise (shapes that do not
+            # broadcast, a non-numeric operand) with one bool
+            if out is not None or not isinstance(x, (_dndarray.DNDarray, _numbers.Number)):
+                raise
+            return mismatch
+
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = (
+        f"Heat's ``{name}``: elementwise, or ``{mismatch}`` for operands that cannot be compared."
+    )
+    return compare
+
+
+_funcs["eq"] = _comparison(_funcs["eq"], "eq", False)
+_funcs["ne"] = _comparison(_funcs["ne"], "ne", True)
+
+
+def modf(x, out=None):
+    """Heat's ``modf``: ``(fractional, integral)``, into the pair ``out`` if given."""
+    if not isinstance(x, _dndarray.DNDarray):
+        raise TypeError(f"`x` of `modf` must be a DNDarray, got {type(x).__name__}")
+    frac, whole = _ufuncs_extra.modf(x)
+    if out is None:
+        return _adapt.face(frac), _adapt.face(whole)
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise TypeError(f"`out` of `modf` must be a tuple of two DNDarrays, got {out!r}")
+    return (
+        _adapt.face(_ops.into(out[0], frac, "modf")),
+        _adapt.face(_ops.into(out[1], whole, "modf")),
+    )
+
+
+_funcs["modf"] = modf
 _funcs["isclose"] = _closeness(_core.isclose, "isclose")
 _funcs["allclose"] = _closeness(_core.allclose, "allclose")
 _funcs["broadcast_shape"] = broadcast_shape

@@ -33,7 +33,7 @@ TORCH = {
     "square": _promoted_square,
     "negative": torch.neg,
     "positive": torch.positive,
-    "sign": torch.sign,
+    "sign": lambda x: torch.sgn(x) if x.is_complex() else torch.sign(x),
     "sgn": torch.sgn,
     "signbit": torch.signbit,
     "sqrt": torch.sqrt,
