@@ -119,9 +119,12 @@ def solve(a: _dndarray.DNDarray, b) -> _dndarray.DNDarray:
     def local(ma, mb):
         return torch.linalg.solve(to_torch(ma), to_torch(mb)).numpy()
 
+    columns = B if b.ndim == 2 else B[:, None]
     out = da.map_blocks(
-        local, A, B, dtype=dtype, chunks=B.chunks, meta=np.empty((0,) * b.ndim, dtype)
+        local, A, columns, dtype=dtype, chunks=columns.chunks, meta=np.empty((0, 0), dtype)
     )
+    if b.ndim == 1:
+        out = out[:, 0]
     return _dndarray.from_dask(out, b.split, b.comm, parents=(a, b))
 
 
