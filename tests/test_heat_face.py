@@ -108,8 +108,9 @@ def test_equal_is_one_bool(comm_of):
     a = ht.arange(7, split=0, comm=comm)
     assert ht.equal(a, a.resplit(None)) is True
     assert ht.equal(a, a + 1) is False
-    assert ht.equal(a, ht.arange(6, comm=comm)) is False  # shapes do not broadcast
-    assert ht.equal(ht.zeros((2, 3), comm=comm), 0) is True
+    assert ht.equal(a, ht.arange(6, comm=comm)) is False  # different shapes
+    assert ht.equal(ht.zeros((2, 3), comm=comm), 0) is False  # torch.equal: shapes must match
+    assert ht.equal(ht.zeros((), comm=comm), 0) is True
     assert (a == a).dtype is ht.bool  # the operator stays elementwise
 
 

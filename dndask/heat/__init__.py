@@ -133,7 +133,7 @@ for _core_name, _arity, _torch_fn, _names, _inplace in _ROWS:
 
 
 def equal(x, y) -> _builtins.bool:
-    """Whether ``x`` and ``y`` have broadcast-compatible shapes and equal elements (Heat).
+    """Whether ``x`` and ``y`` have the same shape and equal elements (Heat, ``torch.equal``).
 
     >>> import dndask.heat as ht
     >>> ht.equal(ht.arange(3), ht.arange(3)), ht.equal(ht.arange(3), ht.arange(4))
@@ -148,10 +148,8 @@ def equal(x, y) -> _builtins.bool:
         if not isinstance(y, _dndarray.DNDarray):
             return _builtins.bool(x == y)
         x, y = y, x
-    try:
-        _np.broadcast_shapes(x.shape, tuple(_np.shape(y) if not hasattr(y, "shape") else y.shape))
-    except ValueError:
-        return False
+    if tuple(x.shape) != tuple(_np.shape(y) if not hasattr(y, "shape") else y.shape):
+        return False  # torch.equal: the same shape, then every element
     return _builtins.bool(_core.all(_core.equal(x, y)))
 
 
@@ -459,7 +457,7 @@ def _comparison(elementwise, name: str, mismatch: _builtins.bool):
         except (TypeError, ValueError):
             # Heat answers a comparison it cannot do elementwise (shapes that do not
             # broadcast, a non-numeric operand) with one bool
-            if out is not None or not isinstance(x, (_dndarray.DNDarray, _numbers.Number)):
+            if out is not None:
                 raise
             return mismatch
 
