@@ -487,7 +487,17 @@ def modf(x, out=None):
     )
 
 
-_funcs["modf"] = modf
+def round(x, decimals=0, out=None, dtype=None):
+    """Heat's ``round``: ``dtype=`` casts the result; see :func:`dndask.round`."""
+    result = _core.round(x, decimals)
+    if dtype is not None:
+        result = result.astype(_adapt._dtype_arg(dtype))
+    if out is not None:
+        return _adapt.face(_ops.into(out, result, "round"))
+    return _adapt.face(result)
+
+
+_funcs["modf"], _funcs["round"] = modf, round
 _funcs["isclose"] = _closeness(_core.isclose, "isclose")
 _funcs["allclose"] = _closeness(_core.allclose, "allclose")
 _funcs["broadcast_shape"] = broadcast_shape

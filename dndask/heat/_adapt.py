@@ -171,7 +171,7 @@ def promoted(core_fn: Callable, torch_fn: Callable | None, name: str, arity: int
     """
 
     @functools.wraps(core_fn)
-    def adapter(*args, out=None, where=True, **kwargs):
+    def adapter(*args, out=None, where=True, dtype=None, **kwargs):
         if (
             arity == 1
             and len(args) == 2
@@ -204,6 +204,8 @@ def promoted(core_fn: Callable, torch_fn: Callable | None, name: str, arity: int
             want = np.dtype(types.canonical_heat_type(out_dtype).dtype)
         if where is not True:
             return face(_masked(core_fn, operands, args[arity:], kwargs, out, where, want, name))
+        if dtype is not None:  # Heat's `dtype=` (abs, round, ...): the result's type
+            want = np.dtype(types.canonical_heat_type(_dtype_arg(dtype)).dtype)
         result = core_fn(*operands, *args[arity:], out=out, **kwargs)
         if out is None and want is not None and np.dtype(result.to_dask().dtype) != want:
             result = result.astype(want)
