@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 import distributed
 
-from . import _cluster, _launch, _layout
+from . import _cluster, _launch, _layout, _repr
 from ._compat import scheduler_workers
 
 __all__ = ["Comm", "get_comm", "use_comm"]
@@ -159,6 +159,20 @@ class Comm:
 
     def __repr__(self) -> str:
         return f"Comm(size={self.size}, workers={list(self._workers)})"
+
+    @property
+    def dashboard_link(self) -> str | None:
+        """The cluster dashboard's address; ``None`` without a live client or a dashboard."""
+        client = self._client
+        if client is None or client.status != "running":
+            return None
+        try:
+            return client.dashboard_link or None
+        except KeyError:  # a scheduler without the dashboard service
+            return None
+
+    def _repr_html_(self) -> str:
+        return _repr.comm_html(self._workers, self.dashboard_link)
 
     def __reduce__(self):
         return (Comm, (self._workers,))

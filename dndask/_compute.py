@@ -1,15 +1,14 @@
 """Running graphs: compute to the driver, or persist with every chunk on its rank's worker.
 
-Placement tables, the progress bar and ``wait`` live here; what happens when a
-worker is lost (the scheduler plugin, kept replicas, errors naming lost ranks)
-lives in :mod:`dndask._recovery`.
+Placement tables and ``wait`` live here; the progress bar that ``wait`` shows
+is :mod:`dndask._progress`'s, and what happens when a worker is lost (the
+scheduler plugin, kept replicas, errors naming lost ranks) lives in
+:mod:`dndask._recovery`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -18,11 +17,9 @@ import dask.array as da
 import distributed
 import numpy as np
 
+from . import _progress
 from ._compat import Task, TaskRef, concatenate3, flatten, optimize_pinned
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
-
-_PROGRESS_ENV = "DNDASK_PROGRESS"
-_PROGRESS_DELAY = 2.0  # seconds before a bar appears
 
 
 class Placement:
@@ -48,42 +45,15 @@ def _placed(table: Mapping) -> Iterator[None]:
         yield
 
 
-def _progress_mode() -> str:
-    mode = os.environ.get(_PROGRESS_ENV, "auto").lower()
-    if mode not in ("auto", "on", "off"):
-        raise ValueError(f"`{_PROGRESS_ENV}` must be 'auto', 'on' or 'off', got {mode!r}")
-    return mode
-
-
-def _interactive() -> bool:
-    if "ipykernel" in sys.modules:
-        return True
-    return bool(getattr(sys.stderr, "isatty", lambda: False)())
-
-
 def wait(futures: Sequence[distributed.Future]) -> None:
     """Wait for ``futures``; show a progress bar if they take a while interactively.
 
     Waits through the futures' own client, which need not be the default one.
+    Which bar shows where is :mod:`dndask._progress`'s choice.
     """
     client = futures[0].client if futures else None
     with client.as_current() if client is not None else contextlib.nullcontext():
-        _wait(futures)
-
-
-def _wait(futures: Sequence[distributed.Future]) -> None:
-    mode = _progress_mode()
-    if mode == "off" or (mode == "auto" and not _interactive()):
-        distributed.wait(futures)
-        return
-    if mode == "auto":
-        try:
-            distributed.wait(futures, timeout=_PROGRESS_DELAY)
-            return
-        except distributed.TimeoutError:
-            pass
-    distributed.progress(futures)
-    distributed.wait(futures)
+        _progress.wait(futures)
 
 
 def _identity(value):

@@ -20,7 +20,7 @@ import dask.array as da
 import numpy as np
 import torch
 
-from . import _comm, _compute, _distribution, _layout, _repr, _types
+from . import _comm, _compute, _display, _distribution, _layout, _types
 from ._abc import DistributedArray
 from ._comm import Comm
 from ._compat import new_array
@@ -460,35 +460,16 @@ class DNDarray(DistributedArray):
         return DNDarray(array, self._split, self._comm)
 
     # ------------------------------------------------------------------- repr
-    def _meta_text(self) -> str:
-        return f"dtype={_types.heat_name(self.dtype)}, device={self.device}, split={self._split}"
-
-    def __repr__(self) -> str:
-        summarize = self.size > _repr.THRESHOLD
-        x = self._array
-        for axis, idx in enumerate(_repr.edge_indices(self.shape, summarize)):
-            if len(idx) != self.shape[axis]:
-                x = x[(slice(None),) * axis + (idx,)]
-        values = _compute.compute(x, self._comm.client, {})
-        return _repr.text(values, self.shape, self._meta_text())
+    def __repr__(self) -> str:  # Heat's: the values, computed (see dndask._display)
+        return _display.text(self)
 
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        lmap = self.lshape_map.tolist()
-        offsets = (
-            _layout.displacements(self._counts()) if self._split is not None else (0,) * len(lmap)
-        )
-        rows = [
-            (r, tuple(lmap[r]), offsets[r], self._comm.workers[r]) for r in range(self._comm.size)
-        ]
-        try:
-            svg = self._array.to_svg(size=150)
-        except (NotImplementedError, ValueError):
-            svg = ""
-        return _repr.html_table(
-            self.shape, _types.heat_name(self.dtype), self._split, self.balanced, rows, svg
-        )
+        return _display.html(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        return _display.mimebundle(self, include, exclude)  # runs no graph unless persisted
 
     # ------------------------------------------------------------ conversions
     def astype(self, dtype, copy: bool = True) -> DNDarray:

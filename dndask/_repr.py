@@ -1,4 +1,8 @@
-"""Text and HTML representations (pure formatting: values arrive as numpy)."""
+"""Text and HTML representations (pure formatting: values and layouts arrive as data).
+
+Nothing here touches a scheduler; :mod:`dndask._display` decides what to
+fetch and passes it in.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,23 @@ from collections.abc import Sequence
 
 import numpy as np
 
+__all__ = [
+    "EDGE_ITEMS",
+    "LINE_WIDTH",
+    "THRESHOLD",
+    "comm_html",
+    "edge_indices",
+    "format_values",
+    "html_table",
+    "lazy_text",
+    "lshape_rows_text",
+    "text",
+]
+
 EDGE_ITEMS = 3
 THRESHOLD = 1000  # arrays larger than this print only their edges
 LINE_WIDTH = 80
+NOT_COMPUTED = "not computed (print(a) computes them; a.persist() keeps them in memory)"
 
 
 def edge_indices(shape: Sequence[int], summarize: bool) -> list[np.ndarray]:
@@ -88,6 +106,42 @@ def text(values: np.ndarray, shape: Sequence[int], meta: str) -> str:
     return f"{prefix}{body}, {meta})"
 
 
+def lshape_rows_text(rows: Sequence[Sequence[int]]) -> str:
+    """The lshape_map as nested lists; more than ``2 * EDGE_ITEMS`` ranks show their edges.
+
+    >>> lshape_rows_text([[2, 4], [1, 4]])
+    '[[2, 4], [1, 4]]'
+    >>> lshape_rows_text([[1]] * 9)
+    '[[1], [1], [1], ..., [1], [1], [1]]'
+    """
+    items = [str(list(row)) for row in rows]
+    if len(items) > 2 * EDGE_ITEMS:
+        items = [*items[:EDGE_ITEMS], "...", *items[-EDGE_ITEMS:]]
+    return "[" + ", ".join(items) + "]"
+
+
+def lazy_text(shape: Sequence[int], meta: str, rows: Sequence[Sequence[int]]) -> str:
+    """The plain-text display of an array whose values are not in memory (no values).
+
+    >>> print(lazy_text((3, 2), "dtype=ht.float32, split=0", [[2, 2], [1, 2]]))
+    DNDarray(shape=(3, 2), dtype=ht.float32, split=0)
+      lshape_map: [[2, 2], [1, 2]]
+      values: not computed (print(a) computes them; a.persist() keeps them in memory)
+    """
+    return (
+        f"DNDarray(shape={tuple(shape)}, {meta})\n"
+        f"  lshape_map: {lshape_rows_text(rows)}\n"
+        f"  values: {NOT_COMPUTED}"
+    )
+
+
+def _dashboard_html(dashboard: str | None) -> str:
+    if not dashboard:
+        return ""
+    link = html.escape(dashboard, quote=True)
+    return f' · dashboard: <a href="{link}" target="_blank">{link}</a>'
+
+
 def html_table(
     shape: Sequence[int],
     dtype: str,
@@ -95,12 +149,22 @@ def html_table(
     balanced: bool,
     rows: Sequence[tuple[int, tuple[int, ...], int, str]],
     svg: str,
+    dashboard: str | None = None,
+    values: str | None = None,
 ) -> str:
-    """Notebook view: a summary, the chunk diagram and one table row per rank."""
+    """Notebook view: a summary, the chunk diagram, one table row per rank, and the values.
+
+    ``values`` is the text of the values (or of their edges); ``None`` says
+    they were not computed. ``dashboard`` is the cluster dashboard's address.
+
+    >>> page = html_table((3,), "ht.int64", 0, True, [(0, (3,), 0, "tcp://w")], "", "http://d")
+    >>> '<a href="http://d"' in page and "not computed" in page
+    True
+    """
     esc = html.escape
     head = (
         f"<b>DNDarray</b> shape={esc(str(tuple(shape)))} dtype={esc(dtype)} "
-        f"split={split} balanced={balanced}"
+        f"split={split} balanced={balanced}{_dashboard_html(dashboard)}"
     )
     body = "".join(
         f"<tr><td>{rank}</td><td>{esc(str(lshape))}</td><td>{offset}</td><td>{esc(worker)}</td></tr>"
@@ -110,8 +174,25 @@ def html_table(
         "<table><thead><tr><th>rank</th><th>lshape</th><th>offset</th><th>worker</th></tr>"
         f"</thead><tbody>{body}</tbody></table>"
     )
+    shown = f"<pre>{esc(values)}</pre>" if values is not None else f"<p>values: {NOT_COMPUTED}</p>"
     return (
         f'<div class="dndask-dndarray"><p>{head}</p>'
         '<div style="display:flex;gap:1em;align-items:flex-start">'
-        f"<div>{table}</div><div>{svg}</div></div></div>"
+        f"<div>{table}</div><div>{svg}</div></div>{shown}</div>"
+    )
+
+
+def comm_html(workers: Sequence[str], dashboard: str | None) -> str:
+    """Notebook view of a comm: its size, the worker of each rank and the dashboard link.
+
+    >>> "<td>1</td><td>tcp://b</td>" in comm_html(["tcp://a", "tcp://b"], None)
+    True
+    """
+    esc = html.escape
+    body = "".join(f"<tr><td>{r}</td><td>{esc(w)}</td></tr>" for r, w in enumerate(workers))
+    return (
+        f'<div class="dndask-comm"><p><b>Comm</b> size={len(workers)}'
+        f"{_dashboard_html(dashboard)}</p>"
+        "<table><thead><tr><th>rank</th><th>worker</th></tr></thead>"
+        f"<tbody>{body}</tbody></table></div>"
     )

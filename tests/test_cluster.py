@@ -215,13 +215,60 @@ def test_progress_setting(monkeypatch):
         _compute.wait([])
 
 
-def test_progress_bar_shows_when_asked(comm_of, capsys, monkeypatch):
+# (mode, in a kernel, ipywidgets importable, stderr a terminal) -> the bar
+BAR_CHOICES = [
+    ("off", True, True, True, "none"),
+    ("off", False, False, True, "none"),
+    ("auto", False, False, False, "none"),  # a batch job or a pipe
+    ("auto", False, True, False, "none"),
+    ("auto", False, False, True, "terminal-text"),
+    ("auto", False, True, True, "terminal-text"),  # widgets need a kernel
+    ("auto", True, False, False, "notebook-text"),
+    ("auto", True, True, False, "widget"),
+    ("on", False, False, False, "terminal-text"),
+    ("on", True, False, True, "notebook-text"),
+    ("on", True, True, False, "widget"),
+]
+
+
+@pytest.mark.parametrize(("mode", "kernel", "widgets", "terminal", "kind"), BAR_CHOICES)
+def test_progress_bar_choice(mode, kernel, widgets, terminal, kind):
+    from dndask import _progress
+
+    assert _progress.bar_kind(mode, kernel=kernel, widgets=widgets, terminal=terminal) == kind
+
+
+def test_progress_bar_goes_to_stderr_outside_a_kernel(comm_of, capsys, monkeypatch):
+    from dndask import _progress
+
+    assert not _progress.in_kernel()
     monkeypatch.setenv("DNDASK_PROGRESS", "on")
     a = ht.ones((8, 8), split=0, comm=comm_of(2))
     assert int(a.sum()) == 64
     out = capsys.readouterr()
-    assert "100%" in out.out + out.err
+    assert "100% Completed" in out.err and "100%" not in out.out
     assert isinstance(distributed.get_client(), distributed.Client)
+    monkeypatch.setenv("DNDASK_PROGRESS", "auto")  # pytest's stderr is no terminal: no bar
+    assert int(a.sum()) == 64
+    out = capsys.readouterr()
+    assert "Completed" not in out.err + out.out
+
+
+def test_a_bar_that_cannot_show_never_raises(client, comm_of, monkeypatch):
+    import importlib.util
+
+    from dndask import _progress
+
+    if importlib.util.find_spec("ipywidgets") is not None:
+        pytest.skip("needs an environment without ipywidgets (the test extra has none)")
+    monkeypatch.setattr(_progress, "_warned", False)
+    futures = client.compute(ht.arange(6, split=0, comm=comm_of(3)).to_dask(), sync=False)
+    with pytest.warns(RuntimeWarning, match="progress bar could not be shown.*ipywidgets"):
+        _progress.wait_showing("widget", [futures])  # outside a kernel, without ipywidgets
+    assert futures.done() and futures.result().tolist() == list(range(6))
+    failing = client.submit(lambda: 1 / 0)
+    _progress.wait_showing("terminal-text", [failing])  # a failed task: the caller raises
+    assert failing.status == "error"
 
 
 def test_public_surface_is_explicit_and_sorted():

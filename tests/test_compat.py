@@ -27,6 +27,7 @@ import dndask as ht
 from dndask import _compat, _layout
 
 PACKAGE = Path(ht.__file__).parent
+QUERY_PLANNING = _compat.query_planning()  # `make test-dask-next` runs this file with it on
 # attributes of Dask objects that only _compat may touch
 PRIVATE_ATTRIBUTES = {
     "_meta",
@@ -121,15 +122,24 @@ def test_linear_fusion_leaves_a_slice_task_alone():
     graph = dict(optimized.__dask_graph__())
     # the slice is its own task (it runs where the source is), nothing fused
     assert isinstance(graph[("piece", 0)], _compat.SliceTask)
-    assert set(graph) == set(before)
+    if QUERY_PLANNING:  # the expression adds its renamed output keys
+        assert set(before) < set(graph)
+    else:
+        assert set(graph) == set(before)
     np.testing.assert_array_equal(optimized.compute(scheduler="sync"), -np.arange(2))
 
 
 def test_linear_fusion_fuses_a_plain_task_and_leaves_an_alias():
-    """The control: without the hook the chain fuses; its last key aliases the new one."""
+    """The control: without the hook the chain fuses; its last key aliases the new one.
+
+    (Array expressions do no low-level fusion at all: nothing fuses there.)
+    """
     x, before = _chain(_compat.Task)
     (optimized,) = dask.optimize(x)
     graph = dict(optimized.__dask_graph__())
+    if QUERY_PLANNING:
+        assert ("piece", 0) in graph and set(before) < set(graph)
+        return
     assert ("piece", 0) not in graph
     alias = graph[("out", 0)]
     assert isinstance(alias, _compat.Alias)
@@ -140,6 +150,9 @@ def test_linear_fusion_fuses_a_plain_task_and_leaves_an_alias():
 def test_optimize_pinned_pins_the_fused_task_where_its_alias_is():
     x, _ = _chain(_compat.Task)
     optimized, table = _compat.optimize_pinned(x, {("out", 0): "tcp://w:1"})
+    if QUERY_PLANNING:  # nothing fused, nothing to add
+        assert table == {("out", 0): "tcp://w:1"}
+        return
     target = dict(optimized.__dask_graph__())[("out", 0)].target
     assert table == {("out", 0): "tcp://w:1", target: "tcp://w:1"}
     # a key the table leaves free stays free
@@ -147,6 +160,11 @@ def test_optimize_pinned_pins_the_fused_task_where_its_alias_is():
     assert free == {}
 
 
+@pytest.mark.xfail(
+    QUERY_PLANNING,
+    strict=True,
+    reason="array expressions rename the blocks, so placement misses them (docs/dask-versions.md)",
+)
 def test_redistribute_moves_only_the_slice_not_the_chunk(client, comm_of):
     """End to end: one row changes owner, and exactly one row's bytes travel."""
     comm = comm_of(2)
@@ -177,7 +195,8 @@ def test_new_array_has_the_given_blocks_chunks_and_meta():
     np.testing.assert_array_equal(y.compute(scheduler="sync"), expected)
     # a dask array stands for its blocks' type; the copy shares the graph
     z = _compat.new_array(y.dask, y.name, y.chunks, y)
-    assert z.dtype == y.dtype and z.chunks == y.chunks and z.name == y.name
+    assert z.dtype == y.dtype and z.chunks == y.chunks
+    assert z.name.startswith(f"{y.name}-") if QUERY_PLANNING else z.name == y.name
 
 
 def test_concatenate3_and_flatten_assemble_nested_blocks():

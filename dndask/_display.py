@@ -1,0 +1,110 @@
+"""What a DNDarray shows: ``repr``/``str`` and the notebook display.
+
+- ``repr(a)`` and ``str(a)`` are Heat's: the values (only the edges of an
+  array of more than :data:`dndask._repr.THRESHOLD` elements), computed when
+  needed, as Heat prints them. A REPL's ``>>> a`` and ``print(a)`` show values.
+- The notebook display (:func:`mimebundle`, what Jupyter asks for; it also
+  answers ``text/plain``, so Jupyter never falls back to ``repr``) runs no
+  graph: shape, dtype, split, the lshape_map, the chunk diagram, the workers
+  and the dashboard link, and the values only when every chunk is already in
+  a worker's memory (:func:`in_memory`: the array was persisted). Their edges
+  are then fetched from those chunks, which runs a few slicing tasks but
+  recomputes nothing. An empty array's values are known without a fetch.
+  Smallness is no criterion: a small array can stand for any amount of work
+  (``big.sum()`` is one number).
+"""
+
+from __future__ import annotations
+
+import distributed
+import numpy as np
+
+from . import _compute, _layout, _repr, _types
+
+__all__ = ["html", "in_memory", "mimebundle", "text"]
+
+
+def _meta(a) -> str:
+    return f"dtype={_types.heat_name(a.dtype)}, device={a.device}, split={a.split}"
+
+
+def in_memory(a) -> bool:
+    """Whether every chunk of ``a`` is a finished future: its values can be read, not computed.
+
+    >>> import dndask as ht
+    >>> a = ht.arange(4, split=0)
+    >>> in_memory(a), in_memory(a.persist())
+    (False, True)
+    """
+    x = a.to_dask()
+    graph = x.__dask_graph__()
+    if graph.dependencies.get(x.name):  # a layer with inputs holds tasks, not results
+        return False
+    layer = graph.layers[x.name]
+    for key in a._chunk_keys():
+        node = layer.get(key)
+        if not (isinstance(node, distributed.Future) and node.status == "finished"):
+            return False
+    return True
+
+
+def _values(a) -> np.ndarray:
+    """The values ``repr`` shows: all of them, or the edges of a large array (computed)."""
+    if a.size == 0:
+        return np.empty(a.shape, a.dtype)
+    x = a.to_dask()
+    for axis, idx in enumerate(_repr.edge_indices(a.shape, a.size > _repr.THRESHOLD)):
+        if len(idx) != a.shape[axis]:
+            x = x[(slice(None),) * axis + (idx,)]
+    return _compute.compute(x, a.comm.client, {})
+
+
+def text(a) -> str:
+    """Heat's ``repr``: ``DNDarray(<values>, dtype=..., device=..., split=...)`` (computes)."""
+    return _repr.text(_values(a), a.shape, _meta(a))
+
+
+def _html(a, values: str | None) -> str:
+    lmap = a.lshape_map.tolist()
+    offsets = _layout.displacements(a._counts()) if a.split is not None else (0,) * len(lmap)
+    workers = a.comm.workers
+    rows = [(r, tuple(lmap[r]), offsets[r], workers[r]) for r in range(a.comm.size)]
+    try:
+        svg = a.to_dask().to_svg(size=150)
+    except (NotImplementedError, ValueError):
+        svg = ""
+    dtype = _types.heat_name(a.dtype)
+    dashboard = a.comm.dashboard_link
+    return _repr.html_table(a.shape, dtype, a.split, a.balanced, rows, svg, dashboard, values)
+
+
+def _shown_values(a) -> str | None:
+    """The values text when it costs no graph run, else ``None``."""
+    if a.size == 0 or in_memory(a):
+        return text(a)
+    return None
+
+
+def html(a) -> str:
+    """The notebook's HTML view; values only when already in memory (see the module doc)."""
+    return _html(a, _shown_values(a))
+
+
+def mimebundle(a, include=None, exclude=None) -> dict[str, str]:
+    """``text/plain`` and ``text/html`` for Jupyter; runs no graph unless ``a`` is in memory.
+
+    >>> import dndask as ht
+    >>> bundle = mimebundle(ht.zeros((3, 2), split=0, comm=ht.get_comm().subcomm([0, 1])))
+    >>> print(bundle["text/plain"])
+    DNDarray(shape=(3, 2), dtype=ht.float32, device=cpu:0, split=0)
+      lshape_map: [[2, 2], [1, 2]]
+      values: not computed (print(a) computes them; a.persist() keeps them in memory)
+    """
+    values = _shown_values(a)
+    lazy = _repr.lazy_text(a.shape, _meta(a), a.lshape_map.tolist())
+    bundle = {"text/plain": lazy if values is None else values, "text/html": _html(a, values)}
+    if include is not None:
+        bundle = {k: v for k, v in bundle.items() if k in include}
+    if exclude is not None:
+        bundle = {k: v for k, v in bundle.items() if k not in exclude}
+    return bundle
