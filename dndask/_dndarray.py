@@ -240,7 +240,9 @@ class DNDarray(DistributedArray):
     @property
     def larray(self) -> torch.Tensor:
         """Rank 0's local chunk as a torch tensor (computed, zero-copy where possible)."""
-        block = self._array.blocks[block_index(self._split, self.ndim, 0)]
+        block = self._array
+        if self.ndim:  # a 0-d array is its own single block (dask has no blocks[()])
+            block = block.blocks[block_index(self._split, self.ndim, 0)]
         return to_torch(_compute.compute(block, self._comm.client, {}))
 
     def _chunk_ranks(self) -> dict:

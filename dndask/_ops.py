@@ -54,10 +54,16 @@ def result_layout(dnds: list, out_shape: tuple[int, ...]) -> tuple[int | None, t
 def align(values: tuple, name: str):
     """The operands as dask/numpy values, each DNDarray laid out as the result will be."""
     dnds = [v for v in values if isinstance(v, _dndarray.DNDarray)]
+    if not dnds:
+        raise TypeError(
+            f"`{name}` needs a DNDarray operand, got "
+            + ", ".join(type(v).__name__ for v in values)
+            + " (build one with dndask.array)"
+        )
     comm = dnds[0].comm
     for v in dnds:
         if v.comm != comm:
-            raise ValueError(f"operands of `{name}` must share a comm, got {comm!r} and {v.comm!r}")
+            raise ValueError(f"operands of `{name}` must share a comm, got {v.comm!r} and {comm!r}")
     shapes = [np.shape(v) if not isinstance(v, _dndarray.DNDarray) else v.shape for v in values]
     try:
         out_shape = np.broadcast_shapes(*shapes)

@@ -22,7 +22,7 @@ import threading
 import numpy as np
 
 from . import _factories, _layout, _types
-from ._dndarray import DNDarray
+from ._dndarray import DNDarray, from_dask
 
 ALGORITHM = "splitmix64"
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -372,3 +372,77 @@ def randint(low, high=None, size=(), dtype=_types.int64, split=None, comm=None) 
         raise ValueError(f"`low`/`high` [{low}, {high}) must fit in {dtype}")
     shape = _layout.normalize_shape(size, "size")
     return _make(shape, dtype, split, comm, "integer", (int(low), int(high) - int(low)))
+
+
+def standard_normal(shape=(), dtype=_types.float32, split=None, comm=None) -> DNDarray:
+    """Standard normal samples of ``shape`` (one tuple, as numpy's).
+
+    >>> import dndask as ht
+    >>> ht.random.standard_normal((2, 3), split=1).shape
+    (2, 3)
+    """
+    return _make(
+        _layout.normalize_shape(shape), _float_dtype(dtype), split, comm, "normal", (0.0, 1.0)
+    )
+
+
+def random_sample(shape=(), dtype=_types.float64, split=None, comm=None) -> DNDarray:
+    """Uniform samples in [0, 1) of ``shape``: numpy's name of :func:`random`.
+
+    >>> import dndask as ht
+    >>> ht.random.random_sample((3,)).dtype
+    dtype('float64')
+    """
+    return random(shape, dtype=dtype, split=split, comm=comm)
+
+
+def randperm(n: int, dtype=_types.int64, split=None, comm=None) -> DNDarray:
+    """A random permutation of ``0 .. n-1``, the same for every number of ranks and split.
+
+    Each element draws a 64-bit key on its own rank (a pure function of the seed
+    and its index); the permutation is the keys' argsort, which Dask computes as a
+    tree of partial sorts: the ``n`` indices meet on one worker before the result
+    is laid out with ``split``.
+
+    >>> import dndask as ht
+    >>> sorted(ht.random.randperm(5, split=0).numpy().tolist())
+    [0, 1, 2, 3, 4]
+    """
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"`n` must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"`n` must be non-negative, got {n}")
+    dtype = _types.canonical_dtype(dtype)
+    if dtype.kind not in "iu" or (n and np.iinfo(dtype).max < n - 1):
+        raise ValueError(f"`dtype` must be an integer type that holds {n - 1}, got {dtype}")
+    comm = _factories.sanitize_comm(comm)
+    split = _layout.normalize_axis(split, 1, "split")
+    keys = _make((int(n),), _types.float64, 0 if n else None, comm, "uniform", None)
+    if n == 0:
+        return _factories.zeros((0,), dtype=dtype, split=split, comm=comm)
+    order = (
+        keys.to_dask()
+        .rechunk(-1)
+        .map_blocks(lambda k: np.argsort(k, kind="stable").astype(dtype), dtype=dtype)
+    )
+    return from_dask(order, split, comm, parents=(keys,))
+
+
+def permutation(x, split=None, comm=None) -> DNDarray:
+    """A permutation of ``range(x)`` for an int; a copy of ``x`` with its rows shuffled otherwise.
+
+    A DNDarray keeps its split (its rows are gathered by a random index array).
+
+    >>> import dndask as ht
+    >>> a = ht.arange(6, split=0)
+    >>> sorted(ht.random.permutation(a).numpy().tolist())
+    [0, 1, 2, 3, 4, 5]
+    """
+    if isinstance(x, DNDarray):
+        if x.ndim == 0:
+            raise ValueError("`x` of `permutation` must have at least one axis")
+        index = randperm(x.shape[0], comm=x.comm)
+        return x[index]
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"`x` must be an int or a DNDarray, got {type(x).__name__}")
+    return randperm(int(x), split=split, comm=comm)

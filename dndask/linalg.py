@@ -1,16 +1,41 @@
 """Linear algebra: products, norms, the tall-skinny QR (TSQR) and the SVD built on it."""
 
-from ._linalg import dot, matmul, matrix_norm, norm, outer, qr, svd, tensordot, vecdot, vector_norm
+from ._linalg import (
+    cross,
+    det,
+    dot,
+    inv,
+    matmul,
+    matrix_exp,
+    matrix_norm,
+    norm,
+    outer,
+    qr,
+    solve,
+    svd,
+    tensordot,
+    trace,
+    vdot,
+    vecdot,
+    vector_norm,
+)
 
 __all__ = [
+    "cross",
+    "det",
     "dot",
+    "inv",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
     "norm",
     "outer",
     "qr",
+    "solve",
     "svd",
     "tensordot",
+    "trace",
+    "vdot",
     "vecdot",
     "vector_norm",
 ]

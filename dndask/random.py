@@ -9,6 +9,32 @@
 True
 """
 
-from ._random import get_state, normal, rand, randint, randn, random, seed, set_state
+from ._random import (
+    get_state,
+    normal,
+    permutation,
+    rand,
+    randint,
+    randn,
+    random,
+    random_sample,
+    randperm,
+    seed,
+    set_state,
+    standard_normal,
+)
 
-__all__ = ["get_state", "normal", "rand", "randint", "randn", "random", "seed", "set_state"]
+__all__ = [
+    "get_state",
+    "normal",
+    "permutation",
+    "rand",
+    "randint",
+    "randn",
+    "random",
+    "random_sample",
+    "randperm",
+    "seed",
+    "set_state",
+    "standard_normal",
+]

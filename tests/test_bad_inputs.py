@@ -21,6 +21,7 @@ import torch
 from conftest import values_of
 
 import dndask as ht
+import dndask.heat as hf
 
 
 @dataclass(frozen=True)
@@ -853,6 +854,101 @@ CATALOGUE: dict[str, Bad] = {
         ValueError,
         r"`device_type` must be 'cpu' or 'gpu', got 'tpu'",
         (),
+    ),
+    # ---- the Heat face (dndask.heat): what it accepts beyond numpy is checked too
+    "heat-equal-list": Bad(
+        lambda e: hf.equal(hf.array(e.a), [1, 2]), TypeError, r"`y` of `equal` must be a DNDarray"
+    ),
+    "heat-ceil-list": Bad(
+        lambda e: hf.ceil([1.5, 2.5]), TypeError, r"operand 0 of `ceil` must be a DNDarray"
+    ),
+    "heat-clip-tensor": Bad(
+        lambda e: hf.add(hf.array(e.a), torch.ones(3)),
+        TypeError,
+        r"operand 1 of `add` must be a DNDarray or a numeric scalar, got Tensor",
+    ),
+    "heat-add-inplace-cast": Bad(
+        lambda e: hf.asarray(e.i4).add_(1.5),
+        TypeError,
+        r"`out` of `add` cannot hold the result",
+        ("i4",),
+    ),
+    "heat-iadd-shape": Bad(
+        lambda e: iadd(hf.asarray(e.a), hf.ones((2, 4, 3), comm=e.comm)),
+        ValueError,
+        r"`out` of `add` must have shape \(2, 4, 3\), got \(4, 3\)",
+    ),
+    "heat-type-two-values": Bad(
+        lambda e: hf.float32(1, 2), TypeError, r"`float32` takes at most 1 argument"
+    ),
+    "heat-abstract-type": Bad(
+        lambda e: hf.floating([1.0]), TypeError, r"cannot create 'floating' instances"
+    ),
+    "heat-state-algorithm": Bad(
+        lambda e: hf.random.set_state(("Mersenne", 1, 0)),
+        ValueError,
+        r"`state` algorithm must be 'Threefry' or 'Batchparallel'",
+    ),
+    "heat-state-length": Bad(
+        lambda e: hf.random.set_state(("Threefry", 1)),
+        TypeError,
+        r"`state` must be a 3- or 5-tuple",
+    ),
+    "heat-state-seed": Bad(
+        lambda e: hf.random.set_state(("Threefry", 1.5, 0)),
+        ValueError,
+        r"`state` seed must be an int",
+    ),
+    "heat-device": Bad(
+        lambda e: hf.zeros((2, 2), device="gpu"), ValueError, r"`device` must be 'cpu'"
+    ),
+    "heat-order": Bad(
+        lambda e: hf.ones((2, 2), order="K"), ValueError, r"`order` must be 'C' or 'F'"
+    ),
+    "heat-zeros-like-string": Bad(
+        lambda e: hf.zeros_like("abc"), TypeError, r"`a` of `zeros_like` must be array-like"
+    ),
+    "heat-repeat-object": Bad(
+        lambda e: hf.repeat(object(), 2), TypeError, r"`a` of `repeat` must be array-like"
+    ),
+    "heat-ndmin-string": Bad(
+        lambda e: hf.array([1], ndmin="2"), TypeError, r"`ndmin` must be an int"
+    ),
+    "heat-astype-inplace-bad-type": Bad(
+        lambda e: hf.array(e.a).astype("banana", copy=False), TypeError, r"`dtype`"
+    ),
+    "heat-canonical-type": Bad(
+        lambda e: hf.types.canonical_heat_type("banana"), TypeError, r"`a_type`"
+    ),
+    "heat-collect-rank": Bad(
+        lambda e: hf.array(e.a).collect_(7), ValueError, r"`target_rank` must be in \[0, 3\)"
+    ),
+    # ---- new core functions
+    "diagonal-same-axes": Bad(
+        lambda e: ht.diagonal(e.a, 0, 1, 1), ValueError, r"`axis1` and `axis2` of `diagonal`"
+    ),
+    "triu-0d": Bad(lambda e: ht.triu(e.scalar), ValueError, r"`a` of `triu` must have at least 1"),
+    "split-unequal": Bad(
+        lambda e: ht.split(e.a, 3), ValueError, r"`indices_or_sections` 3 does not divide"
+    ),
+    "split-float-indices": Bad(
+        lambda e: ht.split(e.a, [1.5]), TypeError, r"`indices_or_sections` must be an int"
+    ),
+    "broadcast-to-smaller": Bad(
+        lambda e: ht.broadcast_to(e.a, (3,)),
+        ValueError,
+        r"`x` of shape \(4, 3\) cannot be broadcast",
+    ),
+    "inv-not-square": Bad(lambda e: ht.linalg.inv(e.a), ValueError, r"`a` of `inv` must be square"),
+    "cross-components": Bad(
+        lambda e: ht.cross(e.col, e.col), ValueError, r"`a` of `cross` must have 2 or 3 components"
+    ),
+    "digitize-2d-bins": Bad(lambda e: ht.digitize(e.v, [[1.0]]), ValueError, r"`bins` must be 1-D"),
+    "randperm-negative": Bad(
+        lambda e: ht.random.randperm(-1), ValueError, r"`n` must be non-negative"
+    ),
+    "ceil-list": Bad(
+        lambda e: ht.ceil([1.5]), TypeError, r"`ceil` needs a DNDarray operand, got list"
     ),
     "from-xarray-split-not-a-dimension": Bad(
         lambda e: ht.from_xarray(e.xr, split="z", comm=e.comm),

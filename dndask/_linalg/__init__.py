@@ -9,6 +9,7 @@ What lives where:
   the layer helpers TSQR shares.
 - :mod:`._checks`: checks and conversions of the operands.
 - :mod:`._products`: ``matmul``, ``dot``, ``tensordot``, ``vecdot``, ``outer``.
+- :mod:`._square`: ``inv``, ``det``, ``solve``, ``matrix_exp``, ``trace``, ``cross``, ``vdot``.
 - :mod:`._norms`: ``vector_norm``, ``matrix_norm``, ``norm``.
 - :mod:`._tsqr`: ``qr`` and ``svd`` (TSQR), and their ``QR``/``SVD`` tuples.
 """
@@ -17,19 +18,27 @@ from __future__ import annotations
 
 from ._norms import matrix_norm, norm, vector_norm
 from ._products import dot, matmul, outer, tensordot, vecdot
+from ._square import cross, det, inv, matrix_exp, solve, trace, vdot
 from ._tsqr import QR, SVD, qr, svd
 
 __all__ = [
     "QR",
     "SVD",
+    "cross",
+    "det",
     "dot",
+    "inv",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
     "norm",
     "outer",
     "qr",
+    "solve",
     "svd",
     "tensordot",
+    "trace",
+    "vdot",
     "vecdot",
     "vector_norm",
 ]

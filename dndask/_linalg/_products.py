@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from .. import _dndarray, _layout, _ops
+from .._manipulation._axes import expand_dims as _expand_dims
 from ._build import _product
 from ._checks import _describe, _operands
 from ._plan import (
@@ -106,7 +107,7 @@ def matmul(a, b):
     return _product("matmul", np.matmul, a, b, spec, label)
 
 
-def dot(a, b):
+def dot(a, b, out=None):
     """numpy's ``dot``: the product of the last axis of ``a`` with the second-to-last of ``b``.
 
     - a scalar (or 0-d) operand: ``a * b`` (split as in elementwise operations);
@@ -118,6 +119,8 @@ def dot(a, b):
     ----------
     a, b : DNDarray, numpy.ndarray, torch.Tensor or scalar
         At least one is a DNDarray.
+    out : DNDarray, optional
+        Receives the result (its split and dtype are kept).
 
     Returns
     -------
@@ -137,11 +140,11 @@ def dot(a, b):
                 f"`dot` needs at least one DNDarray operand, got {type(a).__name__} and "
                 f"{type(b).__name__}"
             )
-        return _ops.binary(operator.mul, a, b)
+        return _ops.into(out, _ops.binary(operator.mul, a, b), "dot")
     a, b = _operands(a, b, "dot")
     if max(a.ndim, b.ndim) <= 2 or min(a.ndim, b.ndim) == 1:
-        return matmul(a, b)
-    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
+        return _ops.into(out, matmul(a, b), "dot")
+    return _ops.into(out, tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2])), "dot")
 
 
 def _is_scalar_like(value) -> bool:
@@ -229,7 +232,7 @@ def tensordot(a, b, axes=2):
     return _product("tensordot", fn, a, b, spec, label)
 
 
-def vecdot(a, b, axis=-1):
+def vecdot(a, b, axis=-1, keepdims: bool = False):
     """The dot product of vectors along ``axis`` (conjugating ``a``), as numpy's ``vecdot``.
 
     The other axes broadcast; ``axis`` counts in the broadcast shape and must be
@@ -246,6 +249,8 @@ def vecdot(a, b, axis=-1):
         At least one is a DNDarray; both at least 1-D.
     axis : int
         The axis of the vectors (default the last).
+    keepdims : bool
+        Keep the contracted axis with length 1 (Heat's keyword).
 
     Returns
     -------
@@ -293,7 +298,12 @@ def vecdot(a, b, axis=-1):
         )
     spec = vecdot_spec(a.shape, b.shape, neg)
     label = _first_split_heir(spec, a.split, b.split)
-    return _product("vecdot", functools.partial(np.vecdot, axis=neg), a, b, spec, label)
+    if not isinstance(keepdims, (bool, np.bool_)):
+        raise TypeError(f"`keepdims` must be a bool, got {type(keepdims).__name__}")
+    result = _product("vecdot", functools.partial(np.vecdot, axis=neg), a, b, spec, label)
+    if keepdims:
+        result = _expand_dims(result, nd + neg)
+    return result
 
 
 def _flattened(x: _dndarray.DNDarray) -> _dndarray.DNDarray:

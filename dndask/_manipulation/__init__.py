@@ -20,22 +20,39 @@ What lives where:
 - ``_repeat``: ``repeat``, ``tile``.
 - ``_reorder``: ``flip``, ``roll``.
 - ``_pad``: ``pad``.
+- ``_diag``: ``diag``, ``diagonal``, ``triu``, ``tril``.
+- ``_split``: ``split``, ``hsplit``, ``vsplit``, ``dsplit``.
+- ``_broadcast``: ``broadcast_to``, ``broadcast_arrays``, ``column_stack``, ``row_stack``,
+  ``fliplr``, ``flipud``.
 """
 
 from __future__ import annotations
 
 from ._axes import expand_dims, moveaxis, squeeze, swapaxes, transpose
+from ._broadcast import broadcast_arrays, broadcast_to, column_stack, fliplr, flipud, row_stack
+from ._diag import diag, diagonal, fill_diagonal, tril, triu
 from ._join import concatenate, hstack, stack, vstack
 from ._pad import pad
 from ._reorder import flip, roll
 from ._repeat import repeat, tile
 from ._reshape import flatten, ravel, reshape
+from ._split import dsplit, hsplit, split, vsplit
 
 __all__ = [
+    "broadcast_arrays",
+    "broadcast_to",
+    "column_stack",
     "concatenate",
+    "diag",
+    "diagonal",
+    "fill_diagonal",
+    "dsplit",
     "expand_dims",
     "flatten",
     "flip",
+    "fliplr",
+    "flipud",
+    "hsplit",
     "hstack",
     "moveaxis",
     "pad",
@@ -43,10 +60,15 @@ __all__ = [
     "repeat",
     "reshape",
     "roll",
+    "row_stack",
+    "split",
     "squeeze",
     "stack",
     "swapaxes",
     "tile",
     "transpose",
+    "tril",
+    "triu",
+    "vsplit",
     "vstack",
 ]

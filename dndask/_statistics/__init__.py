@@ -21,13 +21,17 @@ What lives where:
 - ``_histograms``: :func:`bincount`, :func:`histc`, :func:`histogram`.
 - ``_quantiles``: pure planning, numpy's sorted positions and interpolation.
 - ``_selection``: the exact distributed selection (pure rounds and their driver).
+- ``_moments``: :func:`ptp`, :func:`skew`, :func:`kurtosis`, :func:`cov` (from reductions).
+- ``_bins``: :func:`digitize`, :func:`bucketize` (each rank looks up its own elements).
 - ``_percentile``: :func:`percentile`, :func:`median` and their layouts.
 """
 
 from __future__ import annotations
 
 from ._average import average
+from ._bins import bucketize, digitize
 from ._histograms import bincount, histc, histogram
+from ._moments import cov, kurtosis, ptp, skew
 from ._percentile import median, percentile
 from ._quantiles import combine_quantiles, plan_quantiles
 from ._selection import last_selection, probe, select
@@ -35,13 +39,19 @@ from ._selection import last_selection, probe, select
 __all__ = [
     "average",
     "bincount",
+    "bucketize",
     "combine_quantiles",
+    "cov",
+    "digitize",
     "histc",
     "histogram",
+    "kurtosis",
     "last_selection",
     "median",
     "percentile",
     "plan_quantiles",
     "probe",
+    "ptp",
     "select",
+    "skew",
 ]

@@ -1,0 +1,97 @@
+"""More elementwise functions (numpy's ``logaddexp2``, ``gcd``, ``lcm``, ``isposinf``, ...).
+
+They run through the same operand alignment as :mod:`dndask._elementwise`: the
+result has the split of the first split operand, and no data moves otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import _ops
+
+if TYPE_CHECKING:
+    from ._dndarray import DNDarray
+
+__all__ = ["gcd", "isneginf", "isposinf", "lcm", "logaddexp2", "modf", "sgn"]
+
+
+def logaddexp2(x1, x2, /, *, out: DNDarray | None = None) -> DNDarray:
+    """``log2(2**x1 + 2**x2)``, elementwise.
+
+    >>> import dndask as ht
+    >>> ht.logaddexp2(ht.array([1.0, 3.0], split=0), 1.0).numpy().tolist()
+    [2.0, 3.321928024291992]
+    """
+    return _ops.elementwise(np.logaddexp2, x1, x2, name="logaddexp2", out=out)
+
+
+def gcd(x1, x2, /, *, out: DNDarray | None = None) -> DNDarray:
+    """Greatest common divisor of integers, elementwise.
+
+    >>> import dndask as ht
+    >>> ht.gcd(ht.array([12, 20], split=0), 8).numpy().tolist()
+    [4, 4]
+    """
+    return _ops.elementwise(np.gcd, x1, x2, name="gcd", out=out)
+
+
+def lcm(x1, x2, /, *, out: DNDarray | None = None) -> DNDarray:
+    """Least common multiple of integers, elementwise.
+
+    >>> import dndask as ht
+    >>> ht.lcm(ht.array([4, 6], split=0), 3).numpy().tolist()
+    [12, 6]
+    """
+    return _ops.elementwise(np.lcm, x1, x2, name="lcm", out=out)
+
+
+def isposinf(x, /, *, out: DNDarray | None = None) -> DNDarray:
+    """Whether each element is positive infinity.
+
+    >>> import dndask as ht
+    >>> ht.isposinf(ht.array([1.0, float("inf"), -float("inf")], split=0)).numpy().tolist()
+    [False, True, False]
+    """
+    return _ops.elementwise(lambda v: v == np.inf, x, name="isposinf", out=out)
+
+
+def isneginf(x, /, *, out: DNDarray | None = None) -> DNDarray:
+    """Whether each element is negative infinity.
+
+    >>> import dndask as ht
+    >>> ht.isneginf(ht.array([1.0, float("inf"), -float("inf")], split=0)).numpy().tolist()
+    [False, False, True]
+    """
+    return _ops.elementwise(lambda v: v == -np.inf, x, name="isneginf", out=out)
+
+
+def sgn(x, /, *, out: DNDarray | None = None) -> DNDarray:
+    """The sign of real numbers; ``x / |x|`` (0 at 0) for complex ones.
+
+    >>> import dndask as ht
+    >>> ht.sgn(ht.array([-2 + 0j, 4j, 0j], dtype=ht.complex128, split=0)).numpy().tolist()
+    [(-1+0j), 1j, 0j]
+    """
+
+    def local(v):
+        if np.issubdtype(v.dtype, np.complexfloating):
+            mag = abs(v)
+            return (v / (mag + (mag == 0))).astype(v.dtype)
+        return np.sign(v)
+
+    return _ops.elementwise(local, x, name="sgn", out=out)
+
+
+def modf(x, /) -> tuple[DNDarray, DNDarray]:
+    """Fractional and integral parts, both with the sign of ``x`` (numpy's order).
+
+    >>> import dndask as ht
+    >>> frac, whole = ht.modf(ht.array([1.5, -2.25], split=0))
+    >>> frac.numpy().tolist(), whole.numpy().tolist()
+    ([0.5, -0.25], [1.0, -2.0])
+    """
+    whole = _ops.elementwise(np.trunc, x, name="modf")
+    return _ops.elementwise(np.subtract, x, whole, name="modf"), whole

@@ -1,0 +1,561 @@
+"""Heat code, unchanged: ``import dndask.heat as ht``.
+
+A face of adapters over the same DNDarray and graph code as :mod:`dndask`. Where
+Heat 1.8 and numpy differ, it gives Heat's semantics:
+
+- :func:`equal` returns one bool (``torch.equal``), ``eq`` is elementwise;
+- the types (``ht.float32``, ``ht.int``, ...) are classes that build arrays when
+  called, compare equal to numpy dtypes and form Heat's hierarchy (:mod:`.types`);
+- dtypes promote as torch's (``int32 + float32 -> float32``, ``exp(int32) -> float32``);
+- ``ht.random`` takes Heat's state tuples;
+- arrays are :class:`DNDarray` (a subclass of the core's) with Heat's in-place
+  methods (``add_``, ``pow_``, ...), aliases, and ``dtype`` a Heat type;
+- ``device=`` is accepted ("cpu"), and scalars where Heat takes them (``zeros_like(3)``).
+
+Everything else is the core's function, re-exported with face arrays as results.
+
+>>> import dndask.heat as ht
+>>> x = ht.int32([1, 2, 3])
+>>> y = ht.exp(x)
+>>> y.dtype is ht.float32, ht.equal(x, x)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import math as _math
+import numbers as _numbers
+import sys as _sys
+import types as _pytypes
+
+import numpy as _np
+import torch as _torch
+
+import dndask as _core
+
+from .. import _dndarray, _ops, _ufuncs_extra
+from . import _adapt, _optable, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
+from ._array import DNDarray, install_methods
+from ._optable import rows
+from .types import (  # noqa: F401  (re-exported below through __all__)
+    bool,
+    bool_,
+    byte,
+    can_cast,
+    canonical_heat_type,
+    cdouble,
+    cfloat,
+    complex,
+    complex64,
+    complex128,
+    csingle,
+    datatype,
+    double,
+    finfo,
+    flexible,
+    float,
+    float16,
+    float32,
+    float64,
+    float_,
+    floating,
+    half,
+    heat_type_of,
+    iinfo,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    integer,
+    issubdtype,
+    long,
+    number,
+    promote_types,
+    result_type,
+    short,
+    signedinteger,
+    ubyte,
+    uint8,
+    unsignedinteger,
+)
+
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+e = _math.e
+Inf = Infinity = infty = PINF = inf
+NaN = NAN = nan
+NINF = -inf
+
+_KEEP = {
+    "Comm",
+    "Device",
+    "LshapeMap",
+    "PerRank",
+    "cpu",
+    "init",
+    "shutdown",
+    "current_client",
+    "get_comm",
+    "use_comm",
+    "per_rank",
+    "from_xarray",
+    "allclose",
+    "array_api",
+}
+_TYPE_NAMES = set(types.__all__)
+_OWN = {"DNDarray", "linalg", "random", "types", "equal", "array", "asarray"}
+
+_funcs: dict = {}
+
+# 1. every core function, its results as face arrays
+for _name in _core.__all__:
+    if _name in _OWN or _name in _TYPE_NAMES:
+        continue
+    _obj = getattr(_core, _name)
+    if _name in _KEEP or isinstance(_obj, (_pytypes.ModuleType, type)):
+        _funcs[_name] = _obj
+    elif callable(_obj):
+        _funcs[_name] = _adapt.wrap(_obj)
+
+# 2. the elementwise functions, from the operation table: Heat's names, Heat's dtype rule
+_EXTRA = {name: getattr(_ufuncs_extra, name) for name in _ufuncs_extra.__all__}
+_ROWS = [row for row in rows() if row[0] != "equal"] + [
+    ("equal", 2, _optable.TORCH["equal"], ("eq",), ())  # `equal` itself is one bool in Heat
+]
+for _core_name, _arity, _torch_fn, _names, _inplace in _ROWS:
+    _fn = getattr(_core, _core_name, None) or _EXTRA[_core_name]
+    for _name in _names:
+        _funcs[_name] = _adapt.promoted(_fn, _torch_fn, _name, _arity)
+
+
+def equal(x, y) -> _builtins.bool:
+    """Whether ``x`` and ``y`` have the same shape and equal elements (Heat, ``torch.equal``).
+
+    >>> import dndask.heat as ht
+    >>> ht.equal(ht.arange(3), ht.arange(3)), ht.equal(ht.arange(3), ht.arange(4))
+    (True, False)
+    """
+    for v, what in ((x, "x"), (y, "y")):
+        if not isinstance(v, (_dndarray.DNDarray, _numbers.Number, _np.generic)):
+            raise TypeError(
+                f"`{what}` of `equal` must be a DNDarray or a scalar, got {type(v).__name__}"
+            )
+    if not isinstance(x, _dndarray.DNDarray):
+        if not isinstance(y, _dndarray.DNDarray):
+            return _builtins.bool(x == y)
+        x, y = y, x
+    if tuple(x.shape) != tuple(_np.shape(y) if not hasattr(y, "shape") else y.shape):
+        return False  # torch.equal: the same shape, then every element
+    return _builtins.bool(_core.all(_core.equal(x, y)))
+
+
+def _check_order(order) -> None:
+    if order not in ("C", "F"):
+        raise ValueError(f"`order` must be 'C' or 'F', got {order!r}")
+
+
+def array(
+    obj,
+    dtype=None,
+    copy=None,
+    ndmin: _builtins.int = 0,
+    order: str = "C",
+    split=None,
+    is_split=None,
+    device=None,
+    comm=None,
+) -> DNDarray:
+    """Heat's ``ht.array`` (its keyword order, ``ndmin``, ``device``); see :func:`dndask.array`.
+
+    ``order="F"`` is accepted and changes nothing: a chunk's memory layout is the worker's.
+
+    >>> import dndask.heat as ht
+    >>> ht.array([1, 2], ndmin=3).shape
+    (1, 1, 2)
+    """
+    _adapt.check_device(device)
+    _check_order(order)
+    if isinstance(ndmin, _builtins.bool) or not isinstance(ndmin, _numbers.Integral):
+        raise TypeError(f"`ndmin` must be an int, got {type(ndmin).__name__}")
+    out = _core.array(
+        obj, dtype=_adapt._dtype_arg(dtype), split=split, is_split=is_split, copy=copy, comm=comm
+    )
+    while out.ndim < ndmin:
+        out = out.expand_dims(0)
+    return _adapt.face(out)
+
+
+def asarray(obj, dtype=None, copy=None, order: str = "C", is_split=None, device=None):
+    """Heat's ``asarray``: :func:`array` without a copy where none is needed.
+
+    A DNDarray of the right type comes back as a face array sharing its state.
+
+    >>> import dndask as dd, dndask.heat as ht
+    >>> core = dd.arange(3, split=0)
+    >>> face = ht.asarray(core)
+    >>> face.add_(1).tolist(), core.numpy().tolist()
+    ([1, 2, 3], [1, 2, 3])
+    """
+    if isinstance(obj, _dndarray.DNDarray) and is_split is None and copy is not True:
+        _adapt.check_device(device)
+        _check_order(order)
+        if dtype is None or types.canonical_heat_type(_adapt._dtype_arg(dtype)) == obj.dtype:
+            return _adapt.face(obj)
+    return array(obj, dtype=dtype, copy=copy, order=order, is_split=is_split, device=device)
+
+
+def _as_array(a, name: str):
+    """Heat's scalar/list inputs of the *_like factories and of repeat/tile."""
+    if isinstance(a, _dndarray.DNDarray):
+        return a
+    if isinstance(a, (_numbers.Number, _np.generic, list, tuple, _np.ndarray, _torch.Tensor)):
+        return array(a)
+    raise TypeError(f"`a` of `{name}` must be array-like, got {type(a).__name__}")
+
+
+def _like(core_fn, name):
+    def like(a, *args, dtype=None, split=None, device=None, comm=None, order="C", **kwargs):
+        _adapt.check_device(device)
+        _check_order(order)
+        if isinstance(a, (_numbers.Number, _np.generic)):
+            a = array([a])  # Heat: a scalar is like a 1-element array
+        a = _as_array(a, name)
+        kwargs["split"] = "same" if split is None else split
+        return _adapt.face(core_fn(a, *args, dtype=_adapt._dtype_arg(dtype), comm=comm, **kwargs))
+
+    like.__name__ = like.__qualname__ = name
+    like.__doc__ = f"Heat's ``{name}``: scalars and lists accepted; see :func:`dndask.{name}`."
+    return like
+
+
+for _name in ("zeros_like", "ones_like", "empty_like", "full_like"):
+    _funcs[_name] = _like(getattr(_core, _name), _name)
+
+
+def repeat(a, repeats, axis=None) -> DNDarray:
+    """Heat's ``repeat``: a scalar or list ``a`` is made an array first."""
+    return _adapt.face(_core.repeat(_as_array(a, "repeat"), repeats, axis))
+
+
+def tile(x, reps) -> DNDarray:
+    """Heat's ``tile``: a scalar or list ``x`` becomes an array; ``reps`` may be a DNDarray."""
+    if isinstance(reps, _dndarray.DNDarray):
+        reps = tuple(_builtins.int(v) for v in reps.numpy().reshape(-1).tolist())
+    return _adapt.face(_core.tile(_as_array(x, "tile"), reps))
+
+
+_funcs["repeat"], _funcs["tile"] = repeat, tile
+
+
+def _factory(core_fn, name):
+    def factory(*args, device=None, order="C", **kwargs):
+        _adapt.check_device(device)
+        _check_order(order)
+        if "dtype" in kwargs:
+            kwargs["dtype"] = _adapt._dtype_arg(kwargs["dtype"])
+        return _adapt.face(core_fn(*args, **kwargs))
+
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = (
+        f"Heat's ``{name}`` (``device=``, ``order=`` accepted); see :func:`dndask.{name}`."
+    )
+    return factory
+
+
+for _name in ("zeros", "ones", "empty", "full", "linspace", "eye"):
+    _funcs[_name] = _factory(getattr(_core, _name), _name)
+
+
+def arange(*args, dtype=None, split=None, device=None, comm=None) -> DNDarray:
+    """Heat's ``arange``: int32 when every argument is an int (the core's default is int64).
+
+    >>> import dndask.heat as ht
+    >>> ht.arange(3).dtype is ht.int32, ht.arange(0.0, 1.0, 0.5).dtype is ht.float32
+    (True, True)
+    """
+    _adapt.check_device(device)
+    if dtype is None:
+        ints = _builtins.all(isinstance(v, _numbers.Integral) for v in args)
+        dtype = types.int32 if ints else types.float32
+    return _adapt.face(_core.arange(*args, dtype=_adapt._dtype_arg(dtype), split=split, comm=comm))
+
+
+_funcs["arange"] = arange
+
+
+def _build(value, heat_type, device, comm) -> DNDarray:
+    """``ht.float32(value)``: a DNDarray of that type (a cast copy of a DNDarray)."""
+    if isinstance(value, _dndarray.DNDarray):
+        _adapt.check_device(device)
+        return _adapt.face(value.astype(heat_type))
+    return array(value, dtype=heat_type, device=device, comm=comm)
+
+
+types._BUILD["array"] = _build
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """Heat's ``trace``: a Python scalar for 2-D input, lists accepted; see :func:`dndask.trace`.
+
+    >>> import dndask.heat as ht
+    >>> ht.trace([[1, 2], [3, 4]])
+    5
+    """
+    if not isinstance(a, _dndarray.DNDarray):
+        a = _as_array(a, "trace")
+    result = _core.trace(a, offset, axis1, axis2, dtype=_adapt._dtype_arg(dtype))
+    if out is not None:
+        return _adapt.face(_ops.into(out, result, "trace"))
+    if result.ndim == 0:
+        return result.item()
+    return _adapt.face(result)
+
+
+_funcs["trace"] = trace
+
+
+def divmod(x1, x2, out1=None, out2=None, /, out=(None, None), *, where=True):
+    """Heat's ``divmod``: ``(floor_divide(x1, x2), remainder(x1, x2))``, torch's promotion.
+
+    >>> import dndask.heat as ht
+    >>> q, r = ht.divmod(ht.array([7, -7]), 3)
+    >>> q.tolist(), r.tolist()
+    ([2, -3], [1, 2])
+    """
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise TypeError(f"`out` of `divmod` must be a tuple of two, got {out!r}")
+    out1 = out[0] if out1 is None else out1
+    out2 = out[1] if out2 is None else out2
+    return (
+        _funcs["floor_divide"](x1, x2, out=out1, where=where),
+        _funcs["remainder"](x1, x2, out=out2, where=where),
+    )
+
+
+def _cumulative(core_fn, name):
+    def cumulative(a, axis, dtype=None, out=None):
+        if axis is None:
+            raise NotImplementedError(f"`{name}` along `axis=None` is not supported (as in Heat)")
+        return _adapt.face(core_fn(a, axis, dtype=_adapt._dtype_arg(dtype), out=out))
+
+    cumulative.__name__ = cumulative.__qualname__ = name
+    cumulative.__doc__ = f"Heat's ``{name}``: ``axis`` is required; see :func:`dndask.{name}`."
+    return cumulative
+
+
+def broadcast_shape(shape_a, shape_b) -> tuple:
+    """Heat's ``broadcast_shape`` of two shapes (ValueError if they do not broadcast).
+
+    >>> import dndask.heat as ht
+    >>> ht.broadcast_shape((5, 1, 3), (4, 1))
+    (5, 4, 3)
+    """
+    try:
+        return tuple(_builtins.int(n) for n in _np.broadcast_shapes(tuple(shape_a), tuple(shape_b)))
+    except ValueError:
+        raise ValueError(f"shapes {shape_a} and {shape_b} cannot be broadcast together") from None
+
+
+def _arg_reduction(core_fn, name):
+    def arg_reduction(x, axis=None, out=None, keepdims=False, **kwargs):
+        result = core_fn(x, axis, keepdims=keepdims, **kwargs)
+        if axis is None and not keepdims:
+            result = result.reshape((1,))  # Heat gives a 1-element array for axis=None
+        if out is not None:
+            return _adapt.face(_ops.into(out, result, name))
+        return _adapt.face(result)
+
+    arg_reduction.__name__ = arg_reduction.__qualname__ = name
+    arg_reduction.__doc__ = f"Heat's ``{name}``: shape ``(1,)`` for ``axis=None``."
+    return arg_reduction
+
+
+def _joined(core_fn, name):
+    """A join whose operands are first cast to Heat's common type (int32 + float32: float32)."""
+
+    def join(arrays, *args, **kwargs):
+        if isinstance(arrays, (list, tuple)) and arrays:
+            arrays = list(arrays)
+            dnds = [a for a in arrays if isinstance(a, _dndarray.DNDarray)]
+            if dnds:
+                common = types.result_type(*dnds)
+                arrays = [
+                    a.astype(common) if isinstance(a, _dndarray.DNDarray) and a.dtype != common
+                    else a
+                    for a in arrays
+                ]  # fmt: skip
+                if name == "hstack" and _builtins.any(a.ndim > 1 for a in dnds):
+                    # Heat joins a 1-D array to 2-D ones as a column
+                    arrays = [_core.expand_dims(a, 1) if a.ndim == 1 else a for a in arrays]
+        return _adapt.face(core_fn(arrays, *args, **kwargs))
+
+    join.__name__ = join.__qualname__ = name
+    join.__doc__ = (
+        f"Heat's ``{name}``: operands promoted by Heat's rule; see :func:`dndask.{name}`."
+    )
+    return join
+
+
+for _name in ("concatenate", "stack", "vstack", "hstack", "column_stack", "row_stack"):
+    _funcs[_name] = _joined(getattr(_core, _name), _name)
+
+
+def diagonal(a, offset=0, dim1=0, dim2=1):
+    """Heat's ``diagonal`` (``dim1``/``dim2`` for numpy's ``axis1``/``axis2``)."""
+    return _adapt.face(_core.diagonal(a, offset, dim1, dim2))
+
+
+def _shape_like(value):
+    """A DNDarray used as a shape or a list of axes (Heat accepts them) as a tuple of ints."""
+    if isinstance(value, _dndarray.DNDarray):
+        return tuple(_builtins.int(v) for v in value.numpy().reshape(-1).tolist())
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def flip(a, axis=None):
+    """Heat's ``flip``: ``axis`` may be a list."""
+    return _adapt.face(_core.flip(a, _shape_like(axis)))
+
+
+def reshape(a, *shape, new_split=None, **kwargs):
+    """Heat's ``reshape``: the shape may be a DNDarray or a list."""
+    if len(shape) == 1:
+        shape = (_shape_like(shape[0]),)
+    if "shape" in kwargs:
+        shape = (_shape_like(kwargs.pop("shape")),)
+    if kwargs:
+        raise TypeError(f"`reshape` got unexpected keywords {sorted(kwargs)}")
+    return _adapt.face(_core.reshape(a, *shape, new_split=new_split))
+
+
+_funcs["diagonal"], _funcs["flip"], _funcs["reshape"] = diagonal, flip, reshape
+
+
+def _closeness(core_fn, name):
+    def close(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
+        if not isinstance(x, _dndarray.DNDarray):
+            x = _as_array(x, name)
+        if not isinstance(y, (_dndarray.DNDarray, _numbers.Number, _np.generic)):
+            y = _as_array(y, name)
+        return _adapt.face(core_fn(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+    close.__name__ = close.__qualname__ = name
+    close.__doc__ = f"Heat's ``{name}``: array-likes and scalars accepted; see ``dndask.{name}``."
+    return close
+
+
+def _comparison(elementwise, name: str, mismatch: _builtins.bool):
+    def compare(x, y, out=None):
+        try:
+            return elementwise(x, y, out=out)
+        except (TypeError, ValueError):
+            # Heat answers a comparison it cannot do elementwise (shapes that do not
+            # broadcast, a non-numeric operand) with one bool
+            if out is not None:
+                raise
+            return mismatch
+
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = (
+        f"Heat's ``{name}``: elementwise, or ``{mismatch}`` for operands that cannot be compared."
+    )
+    return compare
+
+
+_funcs["eq"] = _comparison(_funcs["eq"], "eq", False)
+_funcs["ne"] = _comparison(_funcs["ne"], "ne", True)
+
+
+def modf(x, out=None):
+    """Heat's ``modf``: ``(fractional, integral)``, into the pair ``out`` if given."""
+    if not isinstance(x, _dndarray.DNDarray):
+        raise TypeError(f"`x` of `modf` must be a DNDarray, got {type(x).__name__}")
+    frac, whole = _ufuncs_extra.modf(x)
+    if out is None:
+        return _adapt.face(frac), _adapt.face(whole)
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise TypeError(f"`out` of `modf` must be a tuple of two DNDarrays, got {out!r}")
+    return (
+        _adapt.face(_ops.into(out[0], frac, "modf")),
+        _adapt.face(_ops.into(out[1], whole, "modf")),
+    )
+
+
+def round(x, decimals=0, out=None, dtype=None):
+    """Heat's ``round``: ``dtype=`` casts the result; see :func:`dndask.round`."""
+    result = _core.round(x, decimals)
+    if dtype is not None:
+        result = result.astype(_adapt._dtype_arg(dtype))
+    if out is not None:
+        return _adapt.face(_ops.into(out, result, "round"))
+    return _adapt.face(result)
+
+
+_funcs["modf"], _funcs["round"] = modf, round
+_funcs["isclose"] = _closeness(_core.isclose, "isclose")
+_funcs["allclose"] = _closeness(_core.allclose, "allclose")
+_funcs["broadcast_shape"] = broadcast_shape
+for _name in ("vector_norm", "matrix_norm", "norm"):  # Heat's top-level names
+    _funcs[_name] = getattr(linalg, _name)
+_funcs["matmul"] = linalg.matmul
+_funcs["argmax"] = _arg_reduction(_core.argmax, "argmax")
+_funcs["argmin"] = _arg_reduction(_core.argmin, "argmin")
+_funcs["divmod"] = divmod
+_funcs["cumsum"] = _cumulative(_core.cumsum, "cumsum")
+_funcs["cumprod"] = _funcs["cumproduct"] = _cumulative(_core.cumprod, "cumprod")
+
+
+# the namespace: Heat's types, every adapted function, then the methods from the op table
+globals().update({name: getattr(types, name) for name in types.__all__})
+globals().update(_funcs)
+install_methods(_funcs, _ROWS)
+
+# Heat's submodule names (ht.factories.array, ht.manipulations.resplit, ...): the face
+# keeps every function in one namespace, and these names point at it
+factories = manipulations = indexing = statistics = arithmetics = rounding = _sys.modules[__name__]
+exponential = trigonometrics = relational = logical = stride_tricks = _sys.modules[__name__]
+_SUBMODULES = (
+    "factories",
+    "manipulations",
+    "indexing",
+    "statistics",
+    "arithmetics",
+    "rounding",
+    "exponential",
+    "trigonometrics",
+    "relational",
+    "logical",
+    "stride_tricks",
+)
+
+__all__ = sorted(
+    {
+        *_funcs,
+        "DNDarray",
+        "array",
+        "asarray",
+        "equal",
+        "linalg",
+        "random",
+        "types",
+        *types.__all__,
+        "inf",
+        "nan",
+        "pi",
+        "e",
+        "Inf",
+        "Infinity",
+        "infty",
+        "PINF",
+        "NaN",
+        "NAN",
+        "NINF",
+        *_SUBMODULES,
+    }
+)

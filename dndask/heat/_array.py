@@ -1,0 +1,316 @@
+"""The face's array class: a core DNDarray whose methods follow Heat.
+
+``dndask.heat.DNDarray`` subclasses ``dndask.DNDarray``: same state, same graph
+code, and every core function takes it. What changes is what Heat code sees:
+methods and operators return face arrays and follow torch's dtype promotion,
+``dtype`` is a Heat type, and Heat's in-place methods (``add_``, ``pow_``, ...) and
+aliases exist. A core array becomes a face array with :func:`dndask.heat.array`
+(or :func:`_adapt.face`), sharing its state; a face array *is* a core array.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import torch
+
+from .. import _dndarray
+from . import _adapt, types
+from ._optable import OPERATORS
+
+__all__ = ["DNDarray", "install_methods"]
+
+# core methods kept as they are (no DNDarray results or Heat has the same)
+_UNWRAPPED = frozenset(
+    {
+        "shape",
+        "ndim",
+        "size",
+        "nbytes",
+        "split",
+        "comm",
+        "device",
+        "lshape_map",
+        "lshape",
+        "lnumel",
+        "counts_displs",
+        "balanced",
+        "is_balanced",
+        "is_distributed",
+        "larray",
+        "compute",
+        "numpy",
+        "to_dask",
+        "item",
+        "to_xarray",
+        "dtype",
+    }
+)
+
+
+class DNDarray(_dndarray.DNDarray):
+    """A DNDarray with Heat's method semantics (see :mod:`dndask.heat`).
+
+    >>> import dndask.heat as ht
+    >>> x = ht.arange(4, dtype=ht.int32, split=0)
+    >>> (x + 1.5).dtype is ht.float32, x.add_(1).tolist()
+    (True, [1, 2, 3, 4])
+    """
+
+    @property
+    def dtype(self):
+        """The Heat type of the elements (compares equal to the numpy dtype)."""
+        return types.canonical_heat_type(self._array.dtype)
+
+    @property
+    def gshape(self) -> tuple[int, ...]:
+        """Heat's name of the global shape."""
+        return self.shape
+
+    @property
+    def gnumel(self) -> int:
+        """Heat's name of the number of elements."""
+        return self.size
+
+    @property
+    def numdims(self) -> int:
+        """Heat's name of ``ndim``."""
+        return self.ndim
+
+    @property
+    def lnbytes(self) -> int:
+        """Bytes of rank 0's chunk."""
+        return self.lnumel * self._array.dtype.itemsize
+
+    @property
+    def gnbytes(self) -> int:
+        """Bytes of the whole array."""
+        return self.nbytes
+
+    def stride(self) -> tuple[int, ...]:
+        """Rank 0's chunk's strides in elements (C order), as torch reports them."""
+        return tuple(torch.empty(self.lshape).stride())
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Rank 0's chunk's strides in bytes."""
+        return tuple(s * self._array.dtype.itemsize for s in self.stride())
+
+    @property
+    def lloc(self):
+        """Rank 0's chunk, indexable like ``larray`` (read-only here: see heat-differences)."""
+        return self.larray
+
+    def tolist(self, keepsplit: bool = False) -> list:
+        """The values as nested Python lists (``keepsplit`` is accepted and ignored)."""
+        if not isinstance(keepsplit, (bool, np.bool_)):
+            raise TypeError(f"`keepsplit` must be a bool, got {type(keepsplit).__name__}")
+        return self.numpy().tolist()
+
+    def create_lshape_map(self, force_check: bool = False):
+        """Heat's name of :attr:`lshape_map`."""
+        return self.lshape_map
+
+    def is_balanced(self, force_check: bool = False) -> bool:
+        """Whether every rank holds the balanced number of rows."""
+        return _dndarray.DNDarray.is_balanced(self, force_check)
+
+    def collect_(self, target_rank: int = 0) -> DNDarray:
+        """Gather the whole array onto ``target_rank`` (split 0, other ranks empty)."""
+        if not isinstance(target_rank, int) or isinstance(target_rank, bool):
+            raise TypeError(f"`target_rank` must be an int, got {type(target_rank).__name__}")
+        if not 0 <= target_rank < self.comm.size:
+            raise ValueError(f"`target_rank` must be in [0, {self.comm.size}), got {target_rank}")
+        if self.split is None:
+            return self
+        target = self.lshape_map
+        target[:, self.split] = 0
+        target[target_rank, self.split] = self.shape[self.split]
+        return self.redistribute_(target_map=target)
+
+    def cumsum_(self, axis: int) -> DNDarray:
+        """In-place cumulative sum along ``axis``."""
+        return _adapt.face(self.cumsum(axis, out=self))
+
+    def cumprod_(self, axis: int) -> DNDarray:
+        """In-place cumulative product along ``axis``."""
+        return _adapt.face(self.cumprod(axis, out=self))
+
+    cumproduct_ = cumprod_
+
+    def astype(self, dtype, copy: bool = True) -> DNDarray:
+        """The array cast to ``dtype``; with ``copy=False`` the cast happens in place (Heat)."""
+        out = _dndarray.DNDarray.astype(self, _adapt._dtype_arg(dtype), copy=True)
+        if copy:
+            return _adapt.face(out)
+        return self._set(out.to_dask(), self.split, out._lineage())
+
+    def __eq__(self, other):  # type: ignore[override]
+        return _FUNCS["eq"](self, other)
+
+    def __ne__(self, other):  # type: ignore[override]
+        return _FUNCS["ne"](self, other)
+
+    def __lt__(self, other):
+        return _FUNCS["lt"](self, other)
+
+    def __le__(self, other):
+        return _FUNCS["le"](self, other)
+
+    def __gt__(self, other):
+        return _FUNCS["gt"](self, other)
+
+    def __ge__(self, other):
+        return _FUNCS["ge"](self, other)
+
+    def __neg__(self):
+        return _FUNCS["negative"](self)
+
+    def __pos__(self):
+        return _FUNCS["positive"](self)
+
+    def __abs__(self):
+        return _FUNCS["abs"](self)
+
+    def __invert__(self):
+        return _FUNCS["invert"](self)
+
+    def __round__(self, ndigits=None):
+        """``round(x)``: a Python number for one element, else an elementwise round (Heat)."""
+        if self.size == 1:
+            return round(self.item(), ndigits)
+        return _FUNCS["round"](self, 0 if ndigits is None else ndigits)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _adapt.face(
+            _dndarray.DNDarray.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
+        )
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _adapt.face(_dndarray.DNDarray.__array_function__(self, func, types, args, kwargs))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_adapt.FACE["DNDarray"] = DNDarray
+# the face's functions by name, filled by dndask.heat (methods call them)
+_FUNCS: dict = {}
+
+
+def _method(fn):
+    adapted = _adapt.wrap(fn)  # Heat's arguments (list axes, out=, bessel=, device=)
+
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        return adapted(self, *args, **kwargs)
+
+    return method
+
+
+def _wrap_core_methods() -> None:
+    """Every core method that returns arrays returns face arrays on the face class."""
+    for name, attr in vars(_dndarray.DNDarray).items():
+        if name in _UNWRAPPED or name in vars(DNDarray) or name.startswith("__"):
+            continue
+        if isinstance(attr, property):
+            setattr(DNDarray, name, property(_method(attr.fget), attr.fset))
+        elif callable(attr) and not isinstance(attr, (staticmethod, classmethod)):
+            setattr(DNDarray, name, _method(attr))
+    for name in ("__getitem__", "__matmul__", "__rmatmul__", "__divmod__", "__rdivmod__"):
+        setattr(DNDarray, name, _method(getattr(_dndarray.DNDarray, name)))
+
+
+def _operator(fn, reflected: bool):
+    if reflected:
+        return lambda self, other: fn(other, self)
+    return lambda self, other: fn(self, other)
+
+
+def _inplace(fn):
+    def inplace(self, other):
+        return fn(self, other, out=self)
+
+    return inplace
+
+
+# Heat's DNDarray methods that are the face's functions with the array first
+METHODS = (
+    "allclose",
+    "argmax",
+    "argmin",
+    "average",
+    "diagonal",
+    "fill_diagonal",
+    "isclose",
+    "kurtosis",
+    "median",
+    "modf",
+    "nan_to_num",
+    "percentile",
+    "ptp",
+    "rot90",
+    "skew",
+    "tril",
+    "triu",
+    "trace",
+)
+
+
+def install_methods(funcs: dict, table) -> None:
+    """Methods, operators and Heat's in-place methods from the face's op table."""
+    _FUNCS.update(funcs)
+    for name in METHODS:
+        if name in funcs:
+            setattr(DNDarray, name, _method_of(funcs[name]))
+    if "nan_to_num" in funcs:
+        DNDarray.nan_to_num_ = _nan_to_num_inplace(funcs["nan_to_num"])
+    for _core, arity, _torch_fn, names, inplace_names in table:
+        fn = funcs[names[0]]
+        for name in names:
+            if name not in ("real", "imag"):  # properties, as in Heat
+                setattr(DNDarray, name, _method_of(funcs[name]))
+        for name in inplace_names:
+            setattr(DNDarray, name, _inplace_of(fn, arity, name))
+    for op, fname in OPERATORS:
+        fn = funcs[fname]
+        setattr(DNDarray, f"__{op}__", _operator(fn, False))
+        setattr(DNDarray, f"__r{op}__", _operator(fn, True))
+        setattr(DNDarray, f"__i{op}__", _inplace(fn))
+
+
+def _method_of(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _inplace_of(fn, arity: int, name: str):
+    if arity == 1:
+
+        def inplace(self):
+            return fn(self, out=self)
+
+    else:
+
+        def inplace(self, other):
+            return fn(self, other, out=self)
+
+    inplace.__name__ = inplace.__qualname__ = name
+    inplace.__doc__ = f"In place: ``x.{name}(...)`` is ``{fn.__name__}(x, ..., out=x)``."
+    return inplace
+
+
+_wrap_core_methods()
+
+
+def _nan_to_num_inplace(fn):
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        """In place: NaN and infinities replaced (see :func:`dndask.nan_to_num`)."""
+        result = fn(self, nan=nan, posinf=posinf, neginf=neginf)
+        return self._set(result.to_dask(), self.split, result._lineage())
+
+    return nan_to_num_

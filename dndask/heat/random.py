@@ -1,0 +1,159 @@
+"""Heat's ``ht.random``: the core's counter-based generator behind Heat's state tuples.
+
+Heat's states ``("Threefry", seed, counter, ...)`` and ``("Batchparallel", seed, ...)``
+are accepted and map onto dndask's generator ``("splitmix64", seed, counter)``. The
+values differ from Heat's (a different generator), but the same seed gives the same
+global array for every number of ranks and every split, as in Heat's Threefry mode.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _dndarray, _elementwise, _random
+from . import _adapt, types
+
+__all__ = [
+    "get_state",
+    "normal",
+    "permutation",
+    "rand",
+    "randint",
+    "randn",
+    "random",
+    "random_integer",
+    "random_sample",
+    "randperm",
+    "ranf",
+    "sample",
+    "seed",
+    "set_state",
+    "standard_normal",
+]
+
+_ALGORITHMS = ("Threefry", "Batchparallel")
+_mode = {"algorithm": "Batchparallel"}  # Heat 1.8's default
+
+
+def seed(seed: int | None = None) -> None:
+    """Seed the generator (see :func:`dndask.random.seed`)."""
+    _random.seed(seed)
+
+
+def get_state() -> tuple:
+    """Heat's 5-tuple ``(algorithm, seed, counter or local seed, 0, 0.0)``.
+
+    With "Threefry" the third item is dndask's counter (one per call, not Heat's
+    count of drawn values); with "Batchparallel" it is the driver's local seed, the
+    seed itself (Heat's seed plus the rank, for rank 0).
+    """
+    _, seed_, counter = _random.get_state()
+    third = counter if _mode["algorithm"] == "Threefry" else seed_
+    return (_mode["algorithm"], seed_, third, 0, 0.0)
+
+
+def set_state(state: tuple) -> None:
+    """Restore a Heat state: ``(algorithm, seed, counter[, 0, 0.0])``.
+
+    >>> import dndask.heat as ht
+    >>> ht.random.set_state(("Threefry", 42, 0))
+    >>> ht.random.get_state()[:3]
+    ('Threefry', 42, 0)
+    """
+    if not isinstance(state, tuple) or len(state) not in (3, 5):
+        raise TypeError(f"`state` must be a 3- or 5-tuple, got {state!r}")
+    algorithm, seed_, counter = state[:3]
+    if algorithm not in _ALGORITHMS:
+        raise ValueError(
+            f"`state` algorithm must be 'Threefry' or 'Batchparallel', got {algorithm!r}"
+        )
+    if algorithm == "Batchparallel":
+        # (seed, local seed): dndask has one global stream, keyed by the seed
+        seed_, counter = (counter if seed_ is None else seed_), 0
+    for name, value in (("seed", seed_), ("counter", counter)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ValueError(f"`state` {name} must be an int, got {value!r}")
+    _random.set_state((_random.ALGORITHM, int(seed_), int(counter)))
+    _mode["algorithm"] = algorithm
+
+
+def _shape(args, kwargs, name):
+    return args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+
+
+def rand(*d, dtype=types.float32, split=None, device=None, comm=None):
+    """Uniform samples in [0, 1) of shape ``d``; one Python float without ``d`` (Heat)."""
+    _adapt.check_device(device)
+    out = _random.rand(*(d or (1,)), dtype=dtype, split=split, comm=comm)
+    return out.item() if not d else _adapt.face(out)
+
+
+def randn(*d, dtype=types.float32, split=None, device=None, comm=None):
+    """Standard normal samples of shape ``d``; one Python float without ``d`` (Heat)."""
+    _adapt.check_device(device)
+    out = _random.randn(*(d or (1,)), dtype=dtype, split=split, comm=comm)
+    return out.item() if not d else _adapt.face(out)
+
+
+def standard_normal(shape=None, dtype=types.float32, split=None, device=None, comm=None):
+    """Standard normal samples of ``shape`` (Heat's keyword order)."""
+    _adapt.check_device(device)
+    shape = (1,) if shape is None else shape
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    return _adapt.face(_random.randn(*shape, dtype=dtype, split=split, comm=comm))
+
+
+def normal(mean=0.0, std=1.0, shape=None, dtype=types.float32, split=None, device=None, comm=None):
+    """Normal samples of ``shape``; ``mean`` and ``std`` may be DNDarrays (Heat).
+
+    With arrays the samples are ``mean + std * randn(shape)`` (``shape`` defaults to
+    the broadcast shape of ``mean`` and ``std``).
+    """
+    _adapt.check_device(device)
+    arrays = [v for v in (mean, std) if isinstance(v, _dndarray.DNDarray)]
+    if arrays:
+        if shape is None:
+            shape = np.broadcast_shapes(*(v.shape for v in arrays))
+        base = _random.randn(*shape, dtype=dtype, split=split, comm=comm or arrays[0].comm)
+        return _adapt.face(_elementwise.add(_elementwise.multiply(base, std), mean))
+    shape = (1,) if shape is None else shape
+    return _adapt.face(_random.normal(mean, std, shape, dtype=dtype, split=split, comm=comm))
+
+
+def random(shape=None, dtype=types.float32, split=None, device=None, comm=None):
+    """Uniform samples in [0, 1) of ``shape`` (Heat's defaults: float32, shape ``(1,)``)."""
+    _adapt.check_device(device)
+    shape = (1,) if shape is None else shape
+    return _adapt.face(_random.random(shape, dtype=dtype, split=split, comm=comm))
+
+
+random_sample = ranf = sample = random
+
+
+def randint(low, high=None, size=None, dtype=types.int32, split=None, device=None, comm=None):
+    """Integers in [low, high) of shape ``size`` (Heat's default type is int32)."""
+    _adapt.check_device(device)
+    size = () if size is None else size
+    dtype = _adapt._dtype_arg(dtype)
+    return _adapt.face(_random.randint(low, high, size, dtype=dtype, split=split, comm=comm))
+
+
+random_integer = randint
+
+
+def randperm(n, dtype=types.int64, split=None, device=None, comm=None):
+    """A random permutation of ``range(n)``, of any numeric ``dtype`` (Heat)."""
+    _adapt.check_device(device)
+    want = types.canonical_heat_type(_adapt._dtype_arg(dtype))
+    if want.dtype.kind in "iu":
+        return _adapt.face(_random.randperm(n, dtype=want, split=split, comm=comm))
+    return _adapt.face(_random.randperm(n, split=split, comm=comm).astype(want))
+
+
+def permutation(x, **kwargs):
+    """A permuted copy of ``x`` along axis 0, or a permutation of ``range(x)`` for an int."""
+    device = kwargs.pop("device", None)
+    _adapt.check_device(device)
+    return _adapt.face(_random.permutation(x, **kwargs))

@@ -1,0 +1,173 @@
+"""dndask.heat, the Heat-compatible face: Heat 1.8's semantics (facts from Heat's docs and
+behaviour) over the same DNDarray, on every split, 1-5 ranks, with empty ranks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from conftest import RANK_COUNTS, skewed, splits_of, values_of
+
+import dndask as dd
+import dndask.heat as ht
+
+
+def test_types_are_classes_that_build_arrays(comm_of):
+    comm = comm_of(2)
+    x = ht.float32([1, 2, 3], comm=comm)
+    assert isinstance(x, ht.DNDarray) and isinstance(x, dd.DNDarray)
+    assert x.dtype is ht.float32 and x.dtype == np.float32 and x.dtype == torch.float32
+    assert np.dtype("float32") == ht.float32 and ht.float32 != ht.float64
+    assert ht.float is ht.float32 and ht.int is ht.int32 and ht.double is ht.float64
+    assert issubclass(ht.int32, ht.signedinteger) and issubclass(ht.float64, ht.floating)
+    assert ht.issubdtype(ht.uint8, ht.unsignedinteger) and not ht.issubdtype(ht.int8, ht.floating)
+    assert ht.float32.torch_type() is torch.float32 and ht.int64.char() == "i8"
+    assert ht.types.canonical_heat_type(float) is ht.float32
+    assert ht.types.canonical_heat_type(int) is ht.int32
+    assert ht.heat_type_of(ht.zeros(2, dtype=ht.int16, comm=comm)) is ht.int16
+    assert ht.int64(x).dtype is ht.int64  # a cast copy of a DNDarray
+    assert ht.zeros((2,), dtype=int, comm=comm).dtype is ht.int32  # Heat's int
+    assert dd.zeros((2,), dtype=ht.int8, comm=comm).dtype == np.int8  # the core takes Heat types
+    assert ht.finfo(ht.float32).eps == np.finfo(np.float32).eps
+    assert ht.iinfo(ht.int16).max == 32767
+
+
+def test_promotion_follows_heat():
+    # Heat 1.8's documented promotions (types.promote_types / result_type docstrings)
+    assert ht.promote_types(ht.int32, ht.float32) is ht.float32
+    assert ht.promote_types(ht.int8, ht.uint8) is ht.int16
+    assert ht.promote_types("i8", "f4") is ht.float64
+    assert ht.promote_types(ht.uint8, ht.uint8) is ht.uint8
+    assert ht.result_type(ht.float32, ht.array(1, dtype=ht.int8)) is ht.float32
+    assert ht.result_type(ht.array([1], dtype=ht.int32), 1) is ht.int32
+    assert ht.result_type("i8", "f4") is ht.float64
+    assert ht.result_type(ht.array([1], dtype=ht.int32), 2.5) is ht.float32
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+def test_elementwise_dtypes_and_values(comm_of, n):
+    comm = comm_of(n)
+    xi = np.arange(-3, 4, dtype=np.int32)
+    xf = np.linspace(-1, 1, 7).astype(np.float32)
+    results, expected = [], []
+    for split in splits_of(1):
+        i = skewed(ht.array(xi, split=split, comm=comm))
+        f = skewed(ht.array(xf, split=split, comm=comm))
+        i64 = i.astype(ht.int64)
+        cases = [
+            (i + f, xi + xf, ht.float32),
+            (ht.exp(i), np.exp(xi.astype(np.float32)), ht.float32),
+            (ht.sin(i64), np.sin(xi.astype(np.float64)), ht.float64),
+            (i + 2.5, (xi + 2.5).astype(np.float32), ht.float32),
+            (i * 2, xi * 2, ht.int32),
+            (i64 / i64.abs().clip(1, None), xi / np.clip(np.abs(xi), 1, None), ht.float32),
+            (ht.eq(i, f), xi == xf, ht.bool),
+            (ht.floordiv(i, 2), xi // 2, ht.int32),
+            (ht.atan2(f, 1.0), np.arctan2(xf, 1.0), ht.float32),
+            (ht.degrees(f), np.degrees(xf), ht.float32),
+            (ht.gcd(i, 4), np.gcd(xi, 4), ht.int32),
+            (ht.pos(i), xi, ht.int32),
+        ]
+        for got, want, dtype in cases:
+            assert isinstance(got, ht.DNDarray)
+            assert got.dtype is dtype, (got.dtype, dtype)
+            assert got.split == split
+            results.append(got)
+            expected.append(want)
+    for got, want in zip(values_of(results), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+def test_inplace_methods_share_the_state(comm_of, n):
+    comm = comm_of(n)
+    x = np.arange(6, dtype=np.float64).reshape(3, 2) + 1
+    results, expected = [], []
+    for split in splits_of(2):
+        core = skewed(dd.array(x, split=split, comm=comm))
+        a = ht.asarray(core)  # a face view: in-place calls show through the core array
+        assert a.add_(1) is a
+        assert a.mul_(2.0) is a and a.sub_(1) is a and a.div_(2) is a and a.pow_(2) is a
+        results += [core, a]
+        expected += [((x + 1) * 2 - 1) / 2] * 0 + [(((x + 1) * 2 - 1) / 2) ** 2] * 2
+        b = ht.array(x.astype(np.int64), split=split, comm=comm)
+        assert b.bitwise_and_(6) is b and b.left_shift_(1) is b and b.lcm_(3) is b
+        results.append(b)
+        expected.append(np.lcm((x.astype(np.int64) & 6) << 1, 3))
+        c = ht.array(x, split=split, comm=comm)
+        c += 1
+        c.cumsum_(0)
+        results.append(c)
+        expected.append(np.cumsum(x + 1, 0))
+    for got, want in zip(values_of(results), expected, strict=True):
+        np.testing.assert_allclose(got, want)
+
+
+def test_equal_is_one_bool(comm_of):
+    comm = comm_of(3)
+    a = ht.arange(7, split=0, comm=comm)
+    assert ht.equal(a, a.resplit(None)) is True
+    assert ht.equal(a, a + 1) is False
+    assert ht.equal(a, ht.arange(6, comm=comm)) is False  # different shapes
+    assert ht.equal(ht.zeros((2, 3), comm=comm), 0) is False  # torch.equal: shapes must match
+    assert ht.equal(ht.zeros((), comm=comm), 0) is True
+    assert (a == a).dtype is ht.bool  # the operator stays elementwise
+
+
+def test_rng_states_are_heats_and_layout_invariant(comm_of):
+    ht.random.set_state(("Threefry", 42, 0))
+    assert ht.random.get_state()[:3] == ("Threefry", 42, 0)
+    ref = ht.random.rand(5, 4, split=None, comm=comm_of(1)).numpy()
+    for n in (2, 5):
+        for split in splits_of(2):
+            ht.random.set_state(("Threefry", 42, 0))
+            got = ht.random.rand(5, 4, split=split, comm=comm_of(n))
+            np.testing.assert_array_equal(got.numpy(), ref)
+    ht.random.set_state(("Batchparallel", 7, 0, 0, 0.0))
+    assert ht.random.get_state()[0] == "Batchparallel"
+    assert ht.random.randint(0, 10, (3,), comm=comm_of(2)).dtype is ht.int32
+
+
+def test_larray_scalars_and_lists(comm_of):
+    comm = comm_of(3)
+    assert ht.array(5.0, comm=comm).larray.item() == 5.0
+    assert ht.sum(ht.arange(4, split=0, comm=comm)).larray.item() == 6
+    assert ht.zeros_like(3).shape == (1,) and ht.ones_like([[1, 2]]).shape == (1, 2)
+    assert ht.repeat(42, 2).tolist() == [42, 42]
+    assert ht.tile(10, (2, 2)).tolist() == [[10, 10], [10, 10]]
+    assert ht.trace([[1, 2], [3, 4]]) == 5
+    assert ht.add(1, 2).item() == 3  # two scalars make a 0-d array, as in Heat
+    with pytest.raises(TypeError, match=r"operand 0 of `ceil` must be a DNDarray, got list"):
+        ht.ceil([1.5])
+    with pytest.raises(TypeError, match=r"operand 0 of `neg` must be a DNDarray, got int"):
+        ht.neg(1)
+    with pytest.raises(TypeError, match=r"`hypot` does not support operands of int32, int32"):
+        ht.hypot(ht.int32([3]), ht.int32([4]))
+
+
+def test_heat_signatures(comm_of):
+    comm = comm_of(4)
+    a = ht.arange(10, split=0, comm=comm)
+    assert a.dtype is ht.int32  # Heat's arange of ints
+    assert ht.argmax(a).shape == (1,)
+    assert a.gshape == (10,) and a.lnbytes == 12 and a.stride() == (1,)
+    assert ht.array([1, 2], ndmin=3).shape == (1, 1, 2)
+    assert ht.zeros((2, 2), device="cpu", order="F").shape == (2, 2)
+    assert round(ht.array(2.26), 1) == 2.3
+    assert ht.broadcast_shape((5, 1, 3), (4, 1)) == (5, 4, 3)
+    assert ht.manipulations.resplit is ht.resplit and ht.factories.arange is ht.arange
+    q, r = ht.divmod(ht.array([7, -7], comm=comm), 3)
+    assert q.tolist() == [2, -3] and r.tolist() == [1, 2]
+    out = ht.zeros(3, comm=comm)
+    ht.ptp(ht.array([[1.0, 4.0, 2.0]] * 2, comm=comm), axis=0, out=out)
+    assert out.tolist() == [0.0, 0.0, 0.0]
+    mask = ht.array([True, False, True], comm=comm)
+    ht.add(ht.ones(3, comm=comm), 1, out=out, where=mask)
+    assert out.tolist() == [2.0, 0.0, 2.0]
+    with pytest.raises(NotImplementedError, match=r"`cumsum` along `axis=None`"):
+        ht.cumsum(a, None)
+    b = ht.zeros((3, 3), split=1, comm=comm)
+    b.fill_diagonal(1.0)
+    assert b.tolist() == np.eye(3).tolist()
+    assert isinstance(np.multiply(a, 2), ht.DNDarray)
+    assert isinstance(a[1:3], ht.DNDarray) and isinstance(a.sum(), ht.DNDarray)
