@@ -50,6 +50,10 @@ def prepare(w: workloads.Workload, seed: int) -> dict:
     if key == "randn":
         ht.random.seed(seed)
         return {}
+    if key == "sort":  # a vector, each rank's values drawn in place
+        torch.manual_seed(seed + COMM.rank)
+        local = torch.randn(w.counts[COMM.rank], dtype=torch.float32)
+        return {"a": ht.array(local, is_split=0)}
     if key == "is_split":
         return {"local": local_piece(w, seed)}
     state = {"a": source(w, seed)}
@@ -84,6 +88,8 @@ def run(w: workloads.Workload, state: dict):
         return ht.linalg.qr(state["a"])
     if key == "is_split":
         return ht.array(state["local"], is_split=0)
+    if key == "sort":
+        return ht.sort(state["a"], axis=0)
     raise KeyError(key)
 
 
@@ -103,7 +109,8 @@ def repeat_once(w: workloads.Workload, seed: int) -> tuple[float, int]:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--case", required=True, choices=list(workloads.CASES))
+    cases = [*workloads.CASES, *workloads.OWN_SCRIPT_CASES]
+    parser.add_argument("--case", required=True, choices=cases)
     parser.add_argument("--mib", type=float, required=True)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)

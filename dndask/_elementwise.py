@@ -207,15 +207,13 @@ def clip(x, a_min=None, a_max=None, *, out: DNDarray | None = None) -> DNDarray:
 def where(cond, x=None, y=None, /) -> DNDarray:
     """Elements of ``x`` where ``cond`` is true, of ``y`` elsewhere (broadcasting).
 
-    The one-argument form (``numpy.nonzero``) is not supported.
+    The one-argument form (``numpy.nonzero``) is :func:`dndask.where`'s.
 
     >>> import dndask as ht
     >>> a = ht.arange(5, split=0)
     >>> ht.where(a > 2, a, -1).numpy().tolist()
     [-1, -1, -1, 3, 4]
     """
-    if x is None and y is None:
-        raise NotImplementedError("`where` with only `cond` (nonzero) is not supported by dndask")
     if x is None or y is None:
         raise ValueError("`where` needs both `x` and `y`, or neither")
     return _ops.elementwise(np.where, cond, x, y, name="where")

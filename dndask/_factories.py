@@ -59,7 +59,7 @@ def _arange_chunk(offsets, lshape, start, step, dtype):
 def _linspace_chunk(offsets, lshape, start, stop, step, num, endpoint, dtype):
     index = np.arange(offsets[0], offsets[0] + lshape[0], dtype=np.float64)
     values = start + step * index
-    if endpoint and num > 1 and offsets[0] + lshape[0] == num:
+    if endpoint and num > 1 and lshape[0] > 0 and offsets[0] + lshape[0] == num:
         values[-1] = stop
     return values.astype(dtype)
 

@@ -26,6 +26,7 @@ from . import (
     _per_rank,
     _protocols,
     _reductions,
+    _sorting,
     _xarray,
     array_api,
 )
@@ -178,6 +179,24 @@ class _Methods:
     def cumprod(self, axis: int | None = None, *, dtype=None, out=None) -> DNDarray:
         """Cumulative product (see :func:`dndask.cumprod`)."""
         return _reductions.cumprod(self, axis, dtype=dtype, out=out)
+
+    # ---------------------------------------------------------------- sorting
+    def sort(self, axis: int | None = -1, kind=None, *, stable=None) -> None:
+        """Sort in place along ``axis``, as :meth:`numpy.ndarray.sort` (returns None).
+
+        The array takes :func:`dndask.sort`'s result and its layout: along the
+        split axis of a 1-D array the counts follow the data.
+        """
+        out = _sorting.sort(self, axis, kind=kind, stable=stable)
+        self._set(out.to_dask(), out.split, out._task_ranks)
+
+    def argsort(self, axis: int | None = -1, kind=None, *, stable=None) -> DNDarray:
+        """Indices that sort the array along ``axis`` (see :func:`dndask.argsort`)."""
+        return _sorting.argsort(self, axis, kind=kind, stable=stable)
+
+    def nonzero(self) -> tuple[DNDarray, ...]:
+        """Indices of the nonzero elements (see :func:`dndask.nonzero`)."""
+        return _sorting.nonzero(self)
 
     # ---------------------------------------- elementwise methods with arguments
     # (the one-operand ones, ``a.sqrt()``..., come from the operation table)

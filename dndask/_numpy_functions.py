@@ -17,7 +17,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import _elementwise, _factories, _linalg, _manipulation, _reductions, _statistics
+from . import (
+    _elementwise,
+    _factories,
+    _linalg,
+    _manipulation,
+    _reductions,
+    _sorting,
+    _statistics,
+)
 from ._dndarray import DNDarray
 from ._protocols import implements, implements_ufunc, outputs, unsupported
 
@@ -104,7 +112,7 @@ TABLE: dict[Callable, Callable] = {
     np.round: _elementwise.round,
     np.around: _elementwise.round,
     np.clip: _elementwise.clip,
-    np.where: _elementwise.where,
+    np.where: _sorting.where,
     np.isclose: _elementwise.isclose,
     np.allclose: _elementwise.allclose,
     np.nan_to_num: _elementwise.nan_to_num,
@@ -152,6 +160,17 @@ TABLE: dict[Callable, Callable] = {
     np.histogram: _statistics.histogram,
     np.median: _statistics.median,
     np.percentile: _statistics.percentile,
+    # sorting and sets
+    np.argpartition: _sorting.argpartition,
+    np.argsort: _sorting.argsort,
+    np.isin: _sorting.isin,
+    np.nonzero: _sorting.nonzero,
+    np.partition: _sorting.partition,
+    np.searchsorted: _sorting.searchsorted,
+    np.sort: _sorting.sort,
+    np.take: _sorting.take,
+    np.take_along_axis: _sorting.take_along_axis,
+    np.unique: _sorting.unique,
     # metadata
     np.shape: _shape,
     np.ndim: _ndim,
@@ -165,6 +184,10 @@ for _module, _numpy_name, _function in (
     (np, "cumulative_sum", _reductions.cumsum),
     (np, "cumulative_prod", _reductions.cumprod),
     (np, "round_", _elementwise.round),
+    (np, "unique_all", _sorting.unique_all),
+    (np, "unique_counts", _sorting.unique_counts),
+    (np, "unique_inverse", _sorting.unique_inverse),
+    (np, "unique_values", _sorting.unique_values),
     (np.linalg, "matmul", _linalg.matmul),
     (np.linalg, "matrix_norm", _linalg.matrix_norm),
     (np.linalg, "outer", _linalg.outer),

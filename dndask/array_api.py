@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from . import _factories, _reductions, _types
+from . import _factories, _reductions, _sorting, _types
 from ._dndarray import DNDarray
 from ._elementwise import FUNCTIONS as _FUNCTIONS
 from ._elementwise import clip, round, where
@@ -59,6 +59,7 @@ from ._manipulation import (
 )
 from ._optable import OPS
 from ._reductions import all, any, argmax, argmin, max, mean, min, prod, sum
+from ._sorting import nonzero, unique_all, unique_counts, unique_inverse, unique_values
 from ._types import (
     bool_ as bool,  # the standard's name; shadows the builtin only inside this namespace
 )
@@ -202,25 +203,40 @@ def isdtype(dtype, kind) -> bool:
     return np.dtype(dtype) == np.dtype(kind)
 
 
+def sort(x, /, *, axis: int = -1, descending: builtins.bool = False, stable: builtins.bool = True):
+    """The standard's ``sort`` (see :func:`dndask.sort`)."""
+    return _sorting.sort(x, axis, descending, stable=stable)
+
+
+def argsort(
+    x, /, *, axis: int = -1, descending: builtins.bool = False, stable: builtins.bool = True
+):
+    """The standard's ``argsort`` (see :func:`dndask.argsort`)."""
+    return _sorting.argsort(x, axis, descending, stable=stable)
+
+
+def searchsorted(x1, x2, /, *, side: str = "left", sorter=None):
+    """The standard's ``searchsorted`` (see :func:`dndask.searchsorted`)."""
+    return _sorting.searchsorted(x1, x2, side=side, sorter=sorter)
+
+
+def take(x, indices, /, *, axis: int | None = None):
+    """The standard's ``take`` (see :func:`dndask.take`)."""
+    if axis is None and x.ndim != 1:
+        raise ValueError(f"`axis` must be given for a {x.ndim}-dimensional `x`")
+    return _sorting.take(x, indices, axis=axis)
+
+
 def _any_true(values) -> builtins.bool:
     return builtins.any(values)
 
 
 _NOT_YET = {
-    "argsort",
     "broadcast_arrays",
     "broadcast_to",
     "meshgrid",
-    "nonzero",
-    "searchsorted",
-    "sort",
-    "take",
     "tril",
     "triu",
-    "unique_all",
-    "unique_counts",
-    "unique_inverse",
-    "unique_values",
     "unstack",
 }
 
@@ -246,6 +262,7 @@ __all__ = [
     "arange",
     "argmax",
     "argmin",
+    "argsort",
     "asarray",
     "asin",
     "asinh",
@@ -326,6 +343,7 @@ __all__ = [
     "nan",
     "negative",
     "newaxis",
+    "nonzero",
     "not_equal",
     "ones",
     "ones_like",
@@ -341,10 +359,12 @@ __all__ = [
     "result_type",
     "roll",
     "round",
+    "searchsorted",
     "sign",
     "signbit",
     "sin",
     "sinh",
+    "sort",
     "sqrt",
     "square",
     "squeeze",
@@ -352,6 +372,7 @@ __all__ = [
     "std",
     "subtract",
     "sum",
+    "take",
     "tan",
     "tanh",
     "tensordot",
@@ -361,6 +382,10 @@ __all__ = [
     "uint32",
     "uint64",
     "uint8",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
     "var",
     "vecdot",
     "where",

@@ -950,6 +950,88 @@ CATALOGUE: dict[str, Bad] = {
     "ceil-list": Bad(
         lambda e: ht.ceil([1.5]), TypeError, r"`ceil` needs a DNDarray operand, got list"
     ),
+    # ---- sorting and set operations
+    "sort-axis-out-of-range": Bad(
+        lambda e: ht.sort(e.a, axis=2),
+        ValueError,
+        r"`axis` must be in \[-2, 1\] for a 2-dimensional array, got 2",
+    ),
+    "sort-unknown-kind": Bad(
+        lambda e: ht.sort(e.a, kind="bogo"),
+        ValueError,
+        r"`kind` must be one of \[None, 'quicksort', 'mergesort', 'heapsort', 'stable'\], got 'bogo'",
+    ),
+    "sort-complex": Bad(
+        lambda e: ht.sort(e.c), TypeError, r"`a` of `sort` must not be complex", ("c",)
+    ),
+    "sort-descending-string": Bad(
+        lambda e: ht.sort(e.v, descending="yes"),
+        TypeError,
+        r"`descending` must be a bool, got str",
+        ("v",),
+    ),
+    "sort-0d-axis": Bad(
+        lambda e: ht.sort(e.scalar),
+        ValueError,
+        r"`axis` must be None for a 0-dimensional array, got -1",
+        ("scalar",),
+    ),
+    "argsort-numpy-array": Bad(
+        lambda e: ht.argsort(np.arange(3)), TypeError, r"`a` of `argsort` must be a DNDarray", ()
+    ),
+    "unique-complex": Bad(
+        lambda e: ht.unique(e.c), TypeError, r"`a` of `unique` must not be complex", ("c",)
+    ),
+    "unique-axis-out-of-range": Bad(
+        lambda e: ht.unique(e.u, axis=-3),
+        ValueError,
+        r"`axis` must be in \[-2, 1\] for a 2-dimensional array, got -3",
+        ("u",),
+    ),
+    "searchsorted-2d-haystack": Bad(
+        lambda e: ht.searchsorted(e.a, 1.0),
+        ValueError,
+        r"`a` of `searchsorted` must be 1-D, got 2-D",
+    ),
+    "searchsorted-side": Bad(
+        lambda e: ht.searchsorted(e.v, 1.0, side="middle"),
+        ValueError,
+        r"`side` must be 'left' or 'right', got 'middle'",
+        ("v",),
+    ),
+    "topk-k-above-length": Bad(
+        lambda e: ht.topk(e.u, 3, dim=1),
+        ValueError,
+        r"`k` must be in \[0, 2\] \(the length of `dim`\), got 3",
+        ("u",),
+    ),
+    "topk-float-k": Bad(
+        lambda e: ht.topk(e.v, 1.5), TypeError, r"`k` must be an int, got float", ("v",)
+    ),
+    "partition-kth-out-of-range": Bad(
+        lambda e: ht.partition(e.v, 5),
+        ValueError,
+        r"`kth` must be in \[-5, 4\], got 5",
+        ("v",),
+    ),
+    "take-float-indices": Bad(
+        lambda e: ht.take(e.v, [0.5]),
+        TypeError,
+        r"`indices` must hold integers, got float64",
+        ("v",),
+    ),
+    "nonzero-0d": Bad(
+        lambda e: ht.nonzero(e.scalar),
+        ValueError,
+        r"`a` of `nonzero` must not be 0-d",
+        ("scalar",),
+    ),
+    "isin-unknown-kind": Bad(
+        lambda e: ht.isin(e.v, [1.0], kind="hash"),
+        ValueError,
+        r"`kind` must be None, 'sort' or 'table', got 'hash'",
+        ("v",),
+    ),
     "from-xarray-split-not-a-dimension": Bad(
         lambda e: ht.from_xarray(e.xr, split="z", comm=e.comm),
         ValueError,
@@ -990,6 +1072,7 @@ def inputs(comm_of, tmp_path_factory) -> SimpleNamespace:
         empty=ht.zeros((0, 3), split=0, comm=comm),
         scalar=ht.full((), 2.0, comm=comm),
         signed=ht.array(np.array([1, -1, 2]), split=0, comm=comm),
+        c=ht.array(np.array([1 + 2j, 3j, 1]), split=0, comm=comm),
         h5=str(tmp / "x.h5"),
         nc=str(tmp / "x.nc"),
         csv=str(tmp / "x.csv"),
@@ -1055,6 +1138,10 @@ def test_catalogue_is_large_and_covers_the_api():
         "comm",
         "persist",
         "init",
+        "sort",
+        "unique",
+        "searchsorted",
+        "topk",
     }
     assert families <= {name.split("-")[0] for name in CATALOGUE} | {
         "-".join(name.split("-")[:2]) for name in CATALOGUE

@@ -281,8 +281,8 @@ def test_bad_operands_name_the_operands(comm_of):
         ht.add(a, ht.zeros((3, 4), split=0, comm=comm_of(3)))
     with pytest.raises(ValueError, match="`a_min` and `a_max` of `clip` must not both be None"):
         ht.clip(a)
-    with pytest.raises(NotImplementedError, match="`where` with only `cond`"):
-        ht.where(a > 0)
+    with pytest.raises(ValueError, match="`where` needs both `x` and `y`, or neither"):
+        ht.where(a > 0, a)
     with pytest.raises(TypeError, match="`decimals` must be an int, got float"):
         ht.round(a, 1.5)
     assert_layout(a, np.zeros((3, 4), dtype=np.float32), 0, comm)

@@ -59,7 +59,7 @@ def test_arange(comm_of, n, args, kwargs, expected):
 def test_linspace_and_eye(comm_of, n):
     comm = comm_of(n)
     for split in (None, 0):
-        for num, endpoint in ((5, True), (7, False), (1, True), (0, True)):
+        for num, endpoint in ((5, True), (3, True), (7, False), (1, True), (0, True)):
             expected = np.linspace(-1, 2, num, endpoint=endpoint).astype(np.float32)
             got = ht.linspace(-1, 2, num, endpoint=endpoint, split=split, comm=comm)
             assert_layout(got, expected, split, comm)

@@ -189,6 +189,7 @@ PLANNERS = [
     "dndask._manipulation._plan",
     "dndask._linalg._plan",
     "dndask._statistics._quantiles",
+    "dndask._sorting._plan",
 ]
 
 

@@ -146,4 +146,4 @@ def fill_diagonal(a: _dndarray.DNDarray, value) -> _dndarray.DNDarray:
         return out
 
     result = x.map_blocks(local, dtype=x.dtype, meta=np.empty((0, 0), x.dtype))
-    return a._set(result, a.split, a._lineage())
+    return a._set(result, a.split, a._task_ranks)

@@ -144,7 +144,7 @@ class DNDarray(_dndarray.DNDarray):
         out = _dndarray.DNDarray.astype(self, _adapt._dtype_arg(dtype), copy=True)
         if copy:
             return _adapt.face(out)
-        return self._set(out.to_dask(), self.split, out._lineage())
+        return self._set(out.to_dask(), self.split, out._task_ranks)
 
     def __eq__(self, other):  # type: ignore[override]
         return _FUNCS["eq"](self, other)
@@ -311,6 +311,6 @@ def _nan_to_num_inplace(fn):
     def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
         """In place: NaN and infinities replaced (see :func:`dndask.nan_to_num`)."""
         result = fn(self, nan=nan, posinf=posinf, neginf=neginf)
-        return self._set(result.to_dask(), self.split, result._lineage())
+        return self._set(result.to_dask(), self.split, result._task_ranks)
 
     return nan_to_num_

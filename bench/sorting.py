@@ -1,0 +1,159 @@
+"""``python -m bench.sorting``: dndask's sample sort, numpy's ``np.sort`` and Heat's ``ht.sort``.
+
+A 1-D float32 array of normal random numbers (``--sizes`` MiB), split 0 on
+``--ranks`` workers, each rank's values drawn where they live:
+
+- **dndask**: ``ht.sort(a).persist_()`` on the loopback cluster (one
+  single-threaded worker per rank), measured like every case of ``python -m
+  bench`` (:func:`bench.systems.measure_once`): wall time, the largest
+  worker's peak memory above its baseline (its input chunk is in memory
+  then), the bytes the workers fetched from each other;
+- **numpy**: ``np.sort`` of the whole array in this one process;
+- **Heat**: ``ht.sort(a)`` under MPI from Heat's own venv (``bench/_heat_cases.py --case sort``).
+
+Also the graph of the all-to-all at 4..4096 ranks, built and not run
+(:func:`graph_rows`). Prints one JSON record per line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import time
+
+import dask.array as da
+import numpy as np
+
+import dndask as ht
+from dndask._sorting import _exchange, _plan
+
+from . import _rss, heat_venv, systems, workloads
+
+GRAPH_RANKS = (4, 64, 256, 1024, 4096)
+
+
+def local_vector(rank: int, seed: int, counts: list[int]) -> np.ndarray:
+    """Rank ``rank``'s normal random float32 values, drawn on its worker."""
+    return np.random.default_rng(seed + rank).standard_normal(counts[rank], dtype=np.float32)
+
+
+class SortSide:
+    """dndask's ``sort`` of a balanced split-0 vector."""
+
+    name = "dndask"
+
+    def __init__(self, comm: ht.Comm):
+        self.comm = comm
+
+    def prepare(self, w: workloads.Workload, seed: int) -> dict:
+        pieces = ht.per_rank(local_vector, seed, w.counts, comm=self.comm)
+        return {"a": ht.array(pieces, is_split=0).persist_()}
+
+    def run(self, w: workloads.Workload, state: dict):
+        return ht.sort(state["a"]).persist_()
+
+
+def numpy_sort(w: workloads.Workload, repeats: int) -> dict:
+    """``np.sort`` of the whole array in this process: median seconds, peak above baseline."""
+    times, peaks = [], []
+    for i in range(repeats):
+        values = np.random.default_rng(i).standard_normal(w.rows, dtype=np.float32)
+        meter = _rss.PeakMeter().start()
+        t0 = time.perf_counter()
+        out = np.sort(values)
+        times.append(time.perf_counter() - t0)
+        peaks.append(meter.stop())
+        del out, values
+        gc.collect()
+    return {"seconds": statistics.median(times), "peak": statistics.median(peaks)}
+
+
+def dndask_sort(client, comm, w: workloads.Workload, repeats: int) -> dict:
+    side = SortSide(comm)
+    systems.measure_once(client, side, w.resized(1), seed=10_000)  # warm-up
+    samples = [systems.measure_once(client, side, w, seed=i) for i in range(repeats)]
+    chunk = max(w.counts) * workloads.ITEMSIZE
+    peak = statistics.median(s.peak for s in samples)
+    moved = statistics.median(s.moved for s in samples)
+    samples_bytes = w.ranks * _plan.OVERSAMPLE * (w.ranks - 1) * (workloads.ITEMSIZE + 16)
+    return {
+        "seconds": statistics.median(s.seconds for s in samples),
+        "best": min(s.seconds for s in samples),
+        "peak": peak,
+        "peak_over_chunk": peak / chunk,
+        "peak_with_input_over_chunk": (peak + chunk) / chunk,
+        "moved": moved,
+        "moved_over_array": moved / w.nbytes,
+        "target_moved": 1.1 * w.nbytes + samples_bytes,
+    }
+
+
+def heat_sort(w: workloads.Workload, repeats: int) -> dict:
+    venv = heat_venv.ensure_heat()
+    record = heat_venv.run_case(venv, w, repeats)
+    chunk = max(w.counts) * workloads.ITEMSIZE
+    peak = statistics.median(record["peaks"])
+    return {
+        "seconds": statistics.median(record["times"]),
+        "peak": peak,
+        "peak_over_chunk": peak / chunk,
+        "heat": record["heat"],
+    }
+
+
+def graph_rows(ranks=GRAPH_RANKS, rows: int = 1 << 22, max_build: int = 1024) -> list[dict]:
+    """Tasks of the sort's exchange at ``P`` ranks and the seconds to build them (nothing runs).
+
+    The cuts are those of evenly spread values (every piece non-empty); above
+    ``max_build`` ranks only the count is given (:func:`dndask._sorting._plan.exchange_pieces`).
+    """
+    out = []
+    for p in ranks:
+        row = {"ranks": p, "tasks": _plan.exchange_pieces(p), "built": p <= max_build}
+        if p <= max_build:
+            gc.collect()
+            counts = workloads.balanced_counts(rows, p)
+            x = da.zeros((rows,), chunks=(tuple(counts),), dtype=np.float32)
+            cuts = np.array([np.linspace(0, c, p + 1).astype(np.int64) for c in counts])
+            plans, result = _plan.plan_exchange(cuts)
+            t0 = time.perf_counter()
+            y, _ = _exchange.exchange_graph(
+                x, plans, result, descending=False, sort=True, prefix="s"
+            )
+            layer = dict(y.__dask_graph__().layers[y.name])
+            row["exchange_tasks"] = len(layer)
+            row["build_s"] = time.perf_counter() - t0
+        out.append(row)
+    return out
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.sorting", description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", default="128", help="MiB, comma-separated (default 128)")
+    p.add_argument("--ranks", type=int, default=4)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--systems", default="numpy,dndask,heat")
+    p.add_argument("--graph-max-build", type=int, default=1024)
+    args = p.parse_args(argv)
+    chosen = args.systems.split(",")
+    client, comm = systems.start_cluster(args.ranks) if "dndask" in chosen else (None, None)
+    for mib in [float(s) for s in args.sizes.split(",")]:
+        w = workloads.Workload.of("sort", mib, args.ranks)
+        for name in chosen:
+            if name == "numpy":
+                rec = numpy_sort(w, args.repeats)
+            elif name == "dndask":
+                rec = dndask_sort(client, comm, w, args.repeats)
+            else:
+                rec = heat_sort(w, args.repeats)
+            print(json.dumps({"system": name, "mib": mib, "ranks": args.ranks, **rec}), flush=True)
+    for row in graph_rows(max_build=args.graph_max_build):
+        print(json.dumps({"graph": True, **row}), flush=True)
+    if client is not None:
+        ht.shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,274 @@
+"""Pure planning of the sample sort: samples, splitters, cuts and the exchange (no scheduler).
+
+Every element is ordered by the pair ``(value, key)``: ``key`` is an int64
+that is unique over the whole array (the element's global flat index, or its
+negation for a descending sort, or, when ties cannot be told apart, the rank's
+offset plus the element's position in the rank's sorted run). Equal values are
+therefore split between ranks like any other values, and an all-equal array
+spreads like a distinct one. NaNs are larger than every number (numpy's rule,
+which ``np.sort``, ``np.lexsort`` and ``np.searchsorted`` all follow).
+
+- :func:`sample_positions`: the regular samples a rank sends (sorted positions).
+- :func:`choose_splitters`: the ``P - 1`` splitters from everyone's samples,
+  weighted by the number of values each sample stands for (skew-proof).
+- :func:`cut_positions`: where a rank's sorted run is cut by the splitters.
+- :func:`plan_exchange`: the ``P x P`` pieces and the result's counts.
+- :func:`exchange_pieces`: the number of pieces (graph size) at ``P`` ranks.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+# Regular samples each rank sends per destination rank (oversampling).
+OVERSAMPLE = 4
+
+__all__ = [
+    "OVERSAMPLE",
+    "Boundaries",
+    "Piece",
+    "bucket_of",
+    "choose_splitters",
+    "cut_positions",
+    "exchange_pieces",
+    "plan_exchange",
+    "plan_ordered_exchange",
+    "plan_unique",
+    "sample_positions",
+]
+
+
+def sample_positions(count: int, ranks: int, oversample: int = OVERSAMPLE) -> np.ndarray:
+    """Positions in a sorted run of ``count`` values of the regular samples it sends.
+
+    ``oversample * (ranks - 1)`` evenly spaced interior positions, or every
+    position when the run is shorter.
+
+    >>> sample_positions(10, 3, oversample=1).tolist()
+    [3, 6]
+    >>> sample_positions(2, 4).tolist()
+    [0, 1]
+    """
+    m = max(int(oversample) * (int(ranks) - 1), 0)
+    if count <= m:
+        return np.arange(count, dtype=np.int64)
+    return (np.arange(1, m + 1, dtype=np.int64) * count) // (m + 1)
+
+
+def _order(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    return np.lexsort((keys, values))
+
+
+def choose_splitters(
+    values: np.ndarray, keys: np.ndarray, weights: np.ndarray, ranks: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``ranks - 1`` splitters ``(values, keys)`` from everyone's samples.
+
+    Each sample carries the number of values it stands for (its rank's count
+    over its number of samples); splitter ``i`` is the first sample whose
+    cumulative weight reaches ``i / ranks`` of the total, so a rank holding
+    most of the data does not get most of the splitters' attention wrong.
+
+    >>> v, k = choose_splitters(np.array([1.0, 5.0, 3.0]), np.arange(3), np.ones(3), 3)
+    >>> v.tolist(), k.tolist()
+    ([1.0, 3.0], [0, 2])
+    """
+    values = np.asarray(values)
+    keys = np.asarray(keys, dtype=np.int64)
+    if ranks <= 1 or values.size == 0:
+        return values[:0], keys[:0]
+    order = _order(values, keys)
+    weight = np.cumsum(np.asarray(weights, dtype=np.float64)[order])
+    targets = weight[-1] * np.arange(1, ranks, dtype=np.float64) / ranks
+    picks = np.minimum(np.searchsorted(weight, targets, side="left"), values.size - 1)
+    return values[order][picks], keys[order][picks]
+
+
+def cut_positions(
+    values: np.ndarray,
+    keys: np.ndarray | None,
+    offset: int,
+    split_values: np.ndarray,
+    split_keys: np.ndarray,
+) -> np.ndarray:
+    """Where a sorted run is cut: ``P + 1`` positions, piece ``d`` is ``[cut[d], cut[d + 1])``.
+
+    Runs on the rank that holds the run. ``keys`` are the run's keys in sorted
+    order; ``None`` means they are ``offset + position`` (implicit). Piece
+    ``d`` holds the values ``(v, k)`` with splitter ``d - 1 <= (v, k) <``
+    splitter ``d``.
+
+    >>> cut_positions(np.array([1, 2, 2, 2, 3]), None, 10, np.array([2]), np.array([12])).tolist()
+    [0, 2, 5]
+    """
+    n = values.size
+    low = np.searchsorted(values, split_values, side="left")
+    high = np.searchsorted(values, split_values, side="right")
+    if keys is None:
+        inner = np.clip(np.asarray(split_keys, dtype=np.int64) - offset, low, high)
+    else:
+        inner = np.array(
+            [
+                lo + int(np.searchsorted(keys[lo:hi], k, side="left"))
+                for lo, hi, k in zip(
+                    low.tolist(), high.tolist(), np.asarray(split_keys).tolist(), strict=True
+                )
+            ],
+            dtype=np.int64,
+        )
+    return np.concatenate([[0], np.maximum.accumulate(inner) if inner.size else inner, [n]])
+
+
+class Piece(NamedTuple):
+    """Rows ``[start, stop)`` of source rank ``src``'s sorted run, sent to a destination."""
+
+    src: int
+    start: int
+    stop: int
+
+
+def plan_exchange(cuts: np.ndarray, descending: bool = False):
+    """The all-to-all of a sample sort: per destination rank its pieces, and the counts.
+
+    ``cuts[r]`` are rank ``r``'s :func:`cut_positions`. Ascending, destination
+    ``d`` gets piece ``d`` of every source, sources in rank order; descending,
+    it gets piece ``P - 1 - d`` (its merge reverses it), so rank 0 still holds
+    the first values of the result. Empty pieces are left out.
+
+    >>> pieces, counts = plan_exchange(np.array([[0, 2, 3], [0, 0, 4]]))
+    >>> counts, pieces[1]
+    ((2, 5), [Piece(src=0, start=2, stop=3), Piece(src=1, start=0, stop=4)])
+    """
+    cuts = np.asarray(cuts, dtype=np.int64)
+    ranks = cuts.shape[0]
+    plans, counts = [], []
+    for d in range(ranks):
+        block = ranks - 1 - d if descending else d
+        pieces = [
+            Piece(r, int(cuts[r, block]), int(cuts[r, block + 1]))
+            for r in range(ranks)
+            if cuts[r, block + 1] > cuts[r, block]
+        ]
+        plans.append(pieces)
+        counts.append(sum(p.stop - p.start for p in pieces))
+    return plans, tuple(counts)
+
+
+def exchange_pieces(ranks: int) -> int:
+    """Tasks of a sample sort's graph at ``ranks`` ranks: sort, sample, cut, P² slices, merge.
+
+    >>> exchange_pieces(4)
+    28
+    """
+    return 3 * ranks + ranks * ranks
+
+
+def plan_ordered_exchange(sizes: np.ndarray, dst_counts) -> list[list[Piece]]:
+    """Pieces of a bucket exchange: buckets in order, ranks in order within a bucket.
+
+    ``sizes[r][b]`` is the length of bucket ``b`` in rank ``r``'s bucket-ordered
+    run; the result is the concatenation, bucket by bucket and rank by rank, cut
+    into ``dst_counts``. Destination ``d``'s pieces are listed in that order.
+
+    >>> plan_ordered_exchange(np.array([[1, 1], [2, 0]]), (2, 2))[1]
+    [Piece(src=1, start=1, stop=2), Piece(src=0, start=1, stop=2)]
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    ranks, buckets = sizes.shape
+    starts = np.concatenate([np.zeros((ranks, 1), np.int64), np.cumsum(sizes, axis=1)], axis=1)
+    segments = [
+        (r, int(starts[r, b]), int(starts[r, b + 1]))
+        for b in range(buckets)
+        for r in range(ranks)
+        if sizes[r, b]
+    ]
+    plans: list[list[Piece]] = []
+    seg, used = 0, 0
+    for count in dst_counts:
+        need, pieces = int(count), []
+        while need:
+            src, start, stop = segments[seg]
+            take = min(need, stop - start - used)
+            pieces.append(Piece(src, start + used, start + used + take))
+            need -= take
+            used += take
+            if used == stop - start:
+                seg, used = seg + 1, 0
+        plans.append(pieces)
+    return plans
+
+
+def bucket_of(values: np.ndarray, pivots: np.ndarray) -> np.ndarray:
+    """Bucket ``2 j`` for values between pivots ``j - 1`` and ``j``, ``2 j + 1`` for pivot ``j``.
+
+    ``pivots`` are sorted and distinct; every arrangement that keeps the
+    buckets in order puts each pivot's value at its own sorted positions.
+
+    >>> bucket_of(np.array([0, 1, 2, 5]), np.array([1, 3])).tolist()
+    [0, 1, 2, 4]
+    """
+    if pivots.size == 0:
+        return np.zeros(np.shape(values), dtype=np.int64)
+    j = np.searchsorted(pivots, values, side="left")
+    hit = (j < pivots.size) & (pivots[np.minimum(j, max(pivots.size - 1, 0))] == values)
+    return 2 * j + hit
+
+
+class Boundaries(NamedTuple):
+    """How the ranks' local groups of a distributed ``unique`` join into global ones.
+
+    ``drop[r]``: rank ``r``'s first group continues the previous rank's last
+    one (it is left out); ``extra_counts[r]`` / ``extra_index[r]``: the count to
+    add to, and the smallest first index to merge into, rank ``r``'s last
+    group; ``counts[r]``: the groups rank ``r`` keeps; ``offsets[r]``: the global
+    number of rank ``r``'s first local group (its dropped one's is one less).
+    """
+
+    drop: tuple
+    extra_counts: tuple
+    extra_index: tuple
+    counts: tuple
+    offsets: tuple
+
+
+def _same(x, y) -> bool:
+    """Equal values, NaN equal to NaN (``None`` stands for no value)."""
+    if x is None or y is None:
+        return False
+    if x == y:
+        return True
+    return np.asarray(x).dtype.kind == "f" and bool(np.isnan(x) and np.isnan(y))
+
+
+def plan_unique(summaries) -> Boundaries:
+    """The :class:`Boundaries` of a ``unique`` from every rank's summary of its sorted run.
+
+    ``summaries[r] = (groups, first value, last value, count of the first group,
+    smallest index of the first group)`` (values ``None`` when the run is
+    empty). NaNs are one group, as numpy's default ``equal_nan=True``.
+
+    >>> plan_unique([(2, 1, 2, 1, 0), (1, 2, 2, 3, 4), (2, 2, 5, 1, 7)]).drop
+    (False, True, True)
+    """
+    size = len(summaries)
+    drop = [False] * size
+    extra_counts = [0] * size
+    extra_index = [np.iinfo(np.int64).max] * size
+    owner, last = None, None
+    for r, (groups, first, final, first_count, first_index) in enumerate(summaries):
+        if groups == 0:
+            continue
+        if owner is not None and _same(first, last):
+            drop[r] = True
+            extra_counts[owner] += first_count
+            extra_index[owner] = min(extra_index[owner], first_index)
+            if groups == 1:
+                continue
+        owner, last = r, final
+    counts = [g - d for (g, *_), d in zip(summaries, drop, strict=True)]
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(int).tolist()
+    return Boundaries(
+        tuple(drop), tuple(extra_counts), tuple(extra_index), tuple(counts), tuple(offsets)
+    )

@@ -1,0 +1,120 @@
+"""The chunk functions the sorting graphs run on the workers (numpy in, numpy out).
+
+A *run* is one rank's values sorted by ``(value, key)``: a plain array when
+ties need no telling apart (keys implicit, see :mod:`._plan`), or a *record*
+array with fields ``v`` (value) and ``k`` (the int64 key) when the result needs
+global indices or numpy's stable order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _plan
+
+__all__ = [
+    "RECORD_KEY",
+    "RECORD_VALUE",
+    "cuts_of",
+    "field",
+    "global_flat_index",
+    "lane_order",
+    "local_run",
+    "merge",
+    "records",
+    "samples_of",
+    "values_of",
+]
+
+RECORD_VALUE = "v"
+RECORD_KEY = "k"
+
+
+def records(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """A record array of ``values`` and their int64 ``keys``."""
+    out = np.empty(values.shape, dtype=[(RECORD_VALUE, values.dtype), (RECORD_KEY, np.int64)])
+    out[RECORD_VALUE] = values
+    out[RECORD_KEY] = keys
+    return out
+
+
+def values_of(run: np.ndarray) -> np.ndarray:
+    return run[RECORD_VALUE] if run.dtype.names else run
+
+
+def _keys_of(run: np.ndarray) -> np.ndarray | None:
+    return run[RECORD_KEY] if run.dtype.names else None
+
+
+def field(run: np.ndarray, name: str, negate: bool = False) -> np.ndarray:
+    """One field of a record run as its own contiguous array (``-k`` if ``negate``)."""
+    out = np.ascontiguousarray(run[name])
+    return -out if negate else out
+
+
+def global_flat_index(offsets: tuple, lshape: tuple, gshape: tuple) -> np.ndarray:
+    """The global C-order flat index of every element of a chunk, in the chunk's C order."""
+    out = np.zeros(lshape, dtype=np.int64)
+    stride = 1
+    for axis in reversed(range(len(gshape))):
+        shape = [1] * len(gshape)
+        shape[axis] = lshape[axis]
+        out += (np.arange(lshape[axis], dtype=np.int64) + offsets[axis]).reshape(shape) * stride
+        stride *= gshape[axis]
+    return out.ravel()
+
+
+def local_run(chunk: np.ndarray, offsets, gshape, with_keys: bool, descending: bool):
+    """A rank's sorted run of its (flattened) chunk.
+
+    Without keys a plain ascending ``np.sort``; with keys the records sorted by
+    ``(value, key)``, ``key`` the global flat index (negated when descending,
+    so that reversing the merged result keeps ties in index order).
+    """
+    values = np.ravel(chunk)
+    if not with_keys:
+        return np.sort(values)
+    keys = global_flat_index(tuple(offsets), chunk.shape, tuple(gshape))
+    if descending:
+        keys = -keys
+    order = np.lexsort((keys, values))
+    return records(values[order], keys[order])
+
+
+def samples_of(run: np.ndarray, offset: int, ranks: int):
+    """A rank's regular samples: ``(values, keys, weight of each sample)``."""
+    pos = _plan.sample_positions(run.size, ranks)
+    keys = _keys_of(run)
+    sample_keys = (pos + offset) if keys is None else keys[pos]
+    weight = run.size / pos.size if pos.size else 0.0
+    return values_of(run)[pos].copy(), np.asarray(sample_keys, dtype=np.int64), weight
+
+
+def cuts_of(run: np.ndarray, offset: int, split_values, split_keys) -> np.ndarray:
+    return _plan.cut_positions(values_of(run), _keys_of(run), offset, split_values, split_keys)
+
+
+def merge(pieces: list, descending: bool, sort: bool, dtype: np.dtype) -> np.ndarray:
+    """A destination rank's result: its pieces joined (and sorted, and reversed)."""
+    if not pieces:
+        return np.empty(0, dtype=dtype)
+    out = np.concatenate(pieces) if len(pieces) > 1 else np.array(pieces[0])
+    if sort:
+        if out.dtype.names:
+            out = out[np.lexsort((out[RECORD_KEY], out[RECORD_VALUE]))]
+        else:
+            out.sort()
+    return out[::-1].copy() if descending else out
+
+
+def lane_order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Stable sorting indices of every lane of ``x`` along ``axis``.
+
+    Descending order is numpy's stable ascending order of the reversed lane,
+    reversed: values from largest (NaN first) to smallest, ties in index order.
+    """
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    n = x.shape[axis]
+    flipped = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+    return np.flip(n - 1 - flipped, axis)
