@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 # The CPU build of torch: a plain `torch` requirement would pull a multi-GB CUDA build.
 TORCH ?= torch==2.13.0
 
-.PHONY: demo test lint doctest pytest clean
+.PHONY: demo test test-fast lint doctest pytest clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,13 @@ pytest: $(VENV)/.installed
 	$(PY) -m pytest -q -p no:cacheprovider
 
 test: lint doctest pytest
+
+# The edit loop: lint, the pure planning tests, the import/compat seams, every bad input,
+# and the core array tests on the shared cluster; no slow, MPI or notebook tests.
+FAST_TESTS ?= tests/test_layout.py tests/test_layout_manipulation.py tests/test_imports.py \
+	tests/test_compat.py tests/test_bad_inputs.py tests/test_dndarray.py
+test-fast: lint
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not mpi" $(FAST_TESTS)
 
 clean:
 	rm -rf $(VENV) $(DASK_NEXT_VENV) .pytest_cache .ruff_cache
