@@ -517,17 +517,30 @@ class DNDarray(DistributedArray):
 
 
 def from_dask(
-    array: da.Array, split: int | None, comm: Comm, parents: tuple[DNDarray, ...] = ()
+    array: da.Array,
+    split: int | None,
+    comm: Comm,
+    parents: tuple[DNDarray, ...] = (),
+    counts: tuple[int, ...] | None = None,
 ) -> DNDarray:
     """Wrap a Dask array, rechunking it to the balanced layout if it does not conform.
 
     ``parents`` are the DNDarrays it was computed from; their task ranks are
-    kept so that persisting runs their tasks on their ranks.
+    kept so that persisting runs their tasks on their ranks. ``counts``, if
+    given, are the rows per rank the result must have along ``split``.
     """
     split = _layout.normalize_axis(split, array.ndim, "split")
     if any(np.isnan(c) for dim in array.chunks for c in dim):
-        raise ValueError("`array` must have known chunk sizes; call compute_chunk_sizes() first")
-    if not _layout.conforms(array.chunks, split, comm.size):
+        raise ValueError(
+            f"`array` must have known chunk sizes, got {array.chunks}; "
+            "call compute_chunk_sizes() first"
+        )
+    if counts is not None and split is not None:
+        if tuple(int(c) for c in array.chunks[split]) != tuple(counts) or not _layout.conforms(
+            array.chunks, split, comm.size
+        ):
+            array = _rechunk_to(array, split, tuple(counts))
+    elif not _layout.conforms(array.chunks, split, comm.size):
         array = _conform(array, split, comm.size)
     out = DNDarray(array, split, comm)
     upstream = {}
@@ -539,15 +552,20 @@ def from_dask(
 
 
 def _conform(array: da.Array, split: int | None, size: int) -> da.Array:
-    """Rechunk to the balanced DNDarray layout.
+    """Rechunk to the balanced DNDarray layout."""
+    shape = tuple(int(s) for s in array.shape)
+    if split is None:
+        return array.rechunk(_layout.chunks_for(shape, None, None))
+    return _rechunk_to(array, split, _layout.balanced_counts(shape[split], size))
+
+
+def _rechunk_to(array: da.Array, split: int, counts: tuple[int, ...]) -> da.Array:
+    """Rechunk to ``counts`` along ``split`` and one chunk elsewhere.
 
     Dask rechunks to the non-empty counts (it would drop empty chunks
     anyway), then dndask's own redistribution adds the empty ranks.
     """
     shape = tuple(int(s) for s in array.shape)
-    if split is None:
-        return array.rechunk(_layout.chunks_for(shape, None, None))
-    counts = _layout.balanced_counts(shape[split], size)
     nonzero = tuple(c for c in counts if c) or (0,)
     array = array.rechunk(_layout.chunks_for(shape, split, nonzero))
     return _distribution.restore_empty_ranks(array, split, counts)

@@ -1,0 +1,68 @@
+"""DNDarrays next to dask arrays: operators both ways, the collection protocol, bad input."""
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+
+import dndask as ht
+from tests.conftest import assert_layout, layouts
+
+SHAPES = [(7, 3), (5,)]
+
+
+def _dask_of(values: np.ndarray) -> da.Array:
+    """A dask array chunked in a way unrelated to any rank count."""
+    return da.from_array(values, chunks=tuple(max(1, s // 2) for s in values.shape))
+
+
+@pytest.mark.parametrize(("shape", "split", "n"), layouts(SHAPES))
+def test_operators_with_dask_both_ways(comm_of, shape, split, n):
+    comm = comm_of(n)
+    values = np.arange(np.prod(shape), dtype=float).reshape(shape)
+    other = values[::-1].copy() + 1.0
+    a = ht.array(values, split=split, comm=comm)
+    x = _dask_of(other)
+    assert_layout(a + x, values + other, split, comm)
+    assert_layout(x + a, other + values, split, comm)
+    assert_layout(x - a, other - values, split, comm)
+    assert_layout(np.add(x, a), other + values, split, comm)
+    assert (a + x).lshape_map.tolist() == a.lshape_map.tolist()
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_broadcast_dask_operand(comm_of, n):
+    comm = comm_of(n)
+    values = np.arange(21.0).reshape(7, 3)
+    a = ht.array(values, split=0, comm=comm)
+    row = da.from_array(np.array([1.0, 2.0, 3.0]), chunks=1)
+    assert_layout(a * row, values * [1.0, 2.0, 3.0], 0, comm)
+    assert_layout(row * a, values * [1.0, 2.0, 3.0], 0, comm)
+
+
+@pytest.mark.parametrize("n", [1, 4])
+def test_dask_collection_protocol(comm_of, n):
+    comm = comm_of(n)
+    a = ht.arange(9, split=0, comm=comm)
+    assert dask.base.is_dask_collection(a)
+    (values,) = dask.compute(a)
+    np.testing.assert_array_equal(values, np.arange(9))
+    (p,) = dask.persist(a)
+    assert_layout(p, np.arange(9), 0, comm)
+
+
+def test_bad_broadcast_names_shapes_and_splits(comm_of):
+    a = ht.zeros((6, 2), split=0, comm=comm_of(3))
+    x = da.zeros((4, 3), chunks=2)
+    with pytest.raises(ValueError, match=r"shape=\(6, 2\), split=0.*shape=\(4, 3\), split=None"):
+        a + x
+    with pytest.raises(ValueError, match=r"shape=\(4, 3\), split=None.*shape=\(6, 2\), split=0"):
+        x + a
+
+
+def test_nan_chunks_operand_is_a_value_error(comm_of):
+    a = ht.zeros((6,), split=0, comm=comm_of(2))
+    x = da.arange(12, chunks=4)
+    x = x[x % 2 == 0]
+    with pytest.raises(ValueError, match="known chunk sizes"):
+        a + x
