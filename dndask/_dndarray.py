@@ -456,6 +456,67 @@ class DNDarray(DistributedArray):
         array = func(dsk, *args, rename=rename) if rename else func(dsk, *args)
         return DNDarray(array, self._split, self._comm)
 
+    # ------------------------------------------------- the dask array's face
+    @property
+    def chunks(self) -> tuple[tuple[int, ...], ...]:
+        """The dask chunk grid: the ranks' counts along ``split``, one chunk elsewhere."""
+        return self._array.chunks
+
+    @property
+    def dask(self):
+        """The dask graph (a ``HighLevelGraph``) of the underlying array."""
+        return self._array.dask
+
+    @property
+    def name(self) -> str:
+        """The dask key name of the underlying array."""
+        return self._array.name
+
+    @property
+    def blocks(self):
+        """Dask's block indexer of the underlying array (``a.blocks[r]`` is rank ``r``'s chunk).
+
+        It returns ``dask.array.Array`` objects: a block is no longer one chunk per rank.
+        """
+        return self._array.blocks
+
+    def rechunk(self, chunks="auto", **kwargs) -> da.Array:
+        """The values rechunked as a plain ``dask.array.Array`` (not a DNDarray).
+
+        Any chunk grid is allowed, so the result leaves the one-chunk-per-rank
+        layout; wrap it with :func:`dndask.from_dask` to come back.
+
+        >>> import dndask as ht
+        >>> ht.arange(6, split=0, comm=ht.get_comm().subcomm([0, 1])).rechunk(2).chunks
+        ((2, 2, 2),)
+        """
+        return self._array.rechunk(chunks, **kwargs)
+
+    def map_blocks(self, func, *args, **kwargs):
+        """Dask's ``map_blocks`` on the chunks; a DNDarray when the result's blocks allow it.
+
+        If the result still has one chunk per rank along ``split`` (and one
+        elsewhere), it is a DNDarray with this array's split and comm. Otherwise
+        (``drop_axis``, ``new_axis``, ``chunks=`` that break the layout) it is
+        returned as a plain ``dask.array.Array``.
+
+        >>> import dndask as ht
+        >>> a = ht.arange(6, split=0, comm=ht.get_comm().subcomm([0, 1]))
+        >>> b = a.map_blocks(lambda x: x * 2)
+        >>> type(b).__name__, b.split, b.numpy().tolist()
+        ('DNDarray', 0, [0, 2, 4, 6, 8, 10])
+        """
+        out = self._array.map_blocks(func, *args, **kwargs)
+        if out.ndim == self.ndim and _layout.conforms(out.chunks, self._split, self._comm.size):
+            return from_dask(out, self._split, self._comm, parents=(self,))
+        return out
+
+    def visualize(self, filename="mydask", format=None, optimize_graph=False, **kwargs):
+        """Draw the task graph with dask's ``visualize`` (needs graphviz)."""
+        return self._array.visualize(
+            filename=filename, format=format, optimize_graph=optimize_graph, **kwargs
+        )
+
     # ------------------------------------------------------------------- repr
     def __repr__(self) -> str:  # Heat's: the values, computed (see dndask._display)
         return _display.text(self)

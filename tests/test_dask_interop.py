@@ -66,3 +66,43 @@ def test_nan_chunks_operand_is_a_value_error(comm_of):
     x = x[x % 2 == 0]
     with pytest.raises(ValueError, match="known chunk sizes"):
         a + x
+
+
+@pytest.mark.parametrize(("shape", "split", "n"), layouts([(7, 3)], rank_counts=[1, 3, 5]))
+def test_dask_face(comm_of, shape, split, n):
+    comm = comm_of(n)
+    values = np.arange(21.0).reshape(shape)
+    a = ht.array(values, split=split, comm=comm)
+    assert a.chunks == a.to_dask().chunks and a.name == a.to_dask().name
+    assert a.dask is a.to_dask().dask
+    assert_layout(a.map_blocks(np.negative), -values, split, comm)
+    summed = a.map_blocks(lambda b: b.sum(axis=1), drop_axis=1)
+    assert isinstance(summed, da.Array)
+    np.testing.assert_array_equal(summed.compute(), values.sum(axis=1))
+    r = a.rechunk((2, 3))
+    assert isinstance(r, da.Array) and r.chunks == ((2, 2, 2, 1), (3,))
+    np.testing.assert_array_equal(r.compute(), values)
+    if split == 0:
+        np.testing.assert_array_equal(a.blocks[n - 1].compute(), np.array_split(values, n)[-1])
+
+
+@pytest.mark.parametrize(("split", "n"), [(0, 1), (0, 3), (1, 4), (None, 2), (0, 5)])
+def test_from_dask(comm_of, split, n):
+    comm = comm_of(n)
+    values = np.arange(35.0).reshape(7, 5)
+    a = ht.from_dask(_dask_of(values), split=split, comm=comm)
+    assert_layout(a, values, split, comm)
+    counts = a.lshape_map[:, split].tolist() if split is not None else None
+    if counts is not None:
+        chunks = tuple(counts) if split == 0 else (7,), tuple(counts) if split == 1 else (5,)
+        aligned = da.from_array(values, chunks=chunks)
+        kept = ht.from_dask(aligned, split=split, comm=comm)
+        assert kept.name == aligned.name  # already one chunk per rank: same graph, nothing moves
+
+
+def test_from_dask_bad_input(comm_of):
+    x = da.arange(12, chunks=4)
+    with pytest.raises(ValueError, match="known chunk sizes"):
+        ht.from_dask(x[x % 2 == 0], split=0, comm=comm_of(2))
+    with pytest.raises(TypeError, match=r"must be a dask\.array\.Array, got ndarray"):
+        ht.from_dask(np.arange(3), split=0, comm=comm_of(2))
