@@ -425,6 +425,10 @@ class DNDarray(DistributedArray):
         """The underlying Dask array (chunks as described in the class docstring)."""
         return self._array
 
+    def to_dask_array(self) -> da.Array:
+        """Same as :meth:`to_dask`; ``dask.array.asarray(a)`` calls it, so it returns this graph."""
+        return self._array
+
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         values = self.compute()
         return values if dtype is None else values.astype(dtype, copy=False)

@@ -106,3 +106,20 @@ def test_from_dask_bad_input(comm_of):
         ht.from_dask(x[x % 2 == 0], split=0, comm=comm_of(2))
     with pytest.raises(TypeError, match=r"must be a dask\.array\.Array, got ndarray"):
         ht.from_dask(np.arange(3), split=0, comm=comm_of(2))
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_da_asarray_returns_own_graph(comm_of, n):
+    a = ht.arange(7, split=0, comm=comm_of(n))
+    x = da.asarray(a)
+    assert x.name == a.name and x.chunks == a.chunks
+    np.testing.assert_array_equal(x.compute(), np.arange(7))
+
+
+def test_array_of_dask_split_none_is_replicated(comm_of):
+    # as for numpy input, split=None means every rank sees the whole array: one chunk
+    x = _dask_of(np.arange(10.0))
+    a = ht.array(x, comm=comm_of(3))
+    assert_layout(a, np.arange(10.0), None, comm_of(3))
+    assert a.chunks == ((10,),)
+    assert_layout(ht.array(x, split=0, comm=comm_of(3)), np.arange(10.0), 0, comm_of(3))
