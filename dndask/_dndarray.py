@@ -425,6 +425,10 @@ class DNDarray(DistributedArray):
         """The underlying Dask array (chunks as described in the class docstring)."""
         return self._array
 
+    def to_dask_array(self) -> da.Array:
+        """Same as :meth:`to_dask`; ``dask.array.asarray(a)`` calls it, so it returns this graph."""
+        return self._array
+
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         values = self.compute()
         return values if dtype is None else values.astype(dtype, copy=False)
@@ -455,6 +459,67 @@ class DNDarray(DistributedArray):
     def _rebuild(self, dsk, func, args, rename=None) -> DNDarray:
         array = func(dsk, *args, rename=rename) if rename else func(dsk, *args)
         return DNDarray(array, self._split, self._comm)
+
+    # ------------------------------------------------- the dask array's face
+    @property
+    def chunks(self) -> tuple[tuple[int, ...], ...]:
+        """The dask chunk grid: the ranks' counts along ``split``, one chunk elsewhere."""
+        return self._array.chunks
+
+    @property
+    def dask(self):
+        """The dask graph (a ``HighLevelGraph``) of the underlying array."""
+        return self._array.dask
+
+    @property
+    def name(self) -> str:
+        """The dask key name of the underlying array."""
+        return self._array.name
+
+    @property
+    def blocks(self):
+        """Dask's block indexer of the underlying array (``a.blocks[r]`` is rank ``r``'s chunk).
+
+        It returns ``dask.array.Array`` objects: a block is no longer one chunk per rank.
+        """
+        return self._array.blocks
+
+    def rechunk(self, chunks="auto", **kwargs) -> da.Array:
+        """The values rechunked as a plain ``dask.array.Array`` (not a DNDarray).
+
+        Any chunk grid is allowed, so the result leaves the one-chunk-per-rank
+        layout; wrap it with :func:`dndask.from_dask` to come back.
+
+        >>> import dndask as ht
+        >>> ht.arange(6, split=0, comm=ht.get_comm().subcomm([0, 1])).rechunk(2).chunks
+        ((2, 2, 2),)
+        """
+        return self._array.rechunk(chunks, **kwargs)
+
+    def map_blocks(self, func, *args, **kwargs):
+        """Dask's ``map_blocks`` on the chunks; a DNDarray when the result's blocks allow it.
+
+        If the result still has one chunk per rank along ``split`` (and one
+        elsewhere), it is a DNDarray with this array's split and comm. Otherwise
+        (``drop_axis``, ``new_axis``, ``chunks=`` that break the layout) it is
+        returned as a plain ``dask.array.Array``.
+
+        >>> import dndask as ht
+        >>> a = ht.arange(6, split=0, comm=ht.get_comm().subcomm([0, 1]))
+        >>> b = a.map_blocks(lambda x: x * 2)
+        >>> type(b).__name__, b.split, b.numpy().tolist()
+        ('DNDarray', 0, [0, 2, 4, 6, 8, 10])
+        """
+        out = self._array.map_blocks(func, *args, **kwargs)
+        if out.ndim == self.ndim and _layout.conforms(out.chunks, self._split, self._comm.size):
+            return from_dask(out, self._split, self._comm, parents=(self,))
+        return out
+
+    def visualize(self, filename="mydask", format=None, optimize_graph=False, **kwargs):
+        """Draw the task graph with dask's ``visualize`` (needs graphviz)."""
+        return self._array.visualize(
+            filename=filename, format=format, optimize_graph=optimize_graph, **kwargs
+        )
 
     # ------------------------------------------------------------------- repr
     def __repr__(self) -> str:  # Heat's: the values, computed (see dndask._display)
@@ -517,17 +582,30 @@ class DNDarray(DistributedArray):
 
 
 def from_dask(
-    array: da.Array, split: int | None, comm: Comm, parents: tuple[DNDarray, ...] = ()
+    array: da.Array,
+    split: int | None,
+    comm: Comm,
+    parents: tuple[DNDarray, ...] = (),
+    counts: tuple[int, ...] | None = None,
 ) -> DNDarray:
     """Wrap a Dask array, rechunking it to the balanced layout if it does not conform.
 
     ``parents`` are the DNDarrays it was computed from; their task ranks are
-    kept so that persisting runs their tasks on their ranks.
+    kept so that persisting runs their tasks on their ranks. ``counts``, if
+    given, are the rows per rank the result must have along ``split``.
     """
     split = _layout.normalize_axis(split, array.ndim, "split")
     if any(np.isnan(c) for dim in array.chunks for c in dim):
-        raise ValueError("`array` must have known chunk sizes; call compute_chunk_sizes() first")
-    if not _layout.conforms(array.chunks, split, comm.size):
+        raise ValueError(
+            f"`array` must have known chunk sizes, got {array.chunks}; "
+            "call compute_chunk_sizes() first"
+        )
+    if counts is not None and split is not None:
+        if tuple(int(c) for c in array.chunks[split]) != tuple(counts) or not _layout.conforms(
+            array.chunks, split, comm.size
+        ):
+            array = _rechunk_to(array, split, tuple(counts))
+    elif not _layout.conforms(array.chunks, split, comm.size):
         array = _conform(array, split, comm.size)
     out = DNDarray(array, split, comm)
     upstream = {}
@@ -539,15 +617,20 @@ def from_dask(
 
 
 def _conform(array: da.Array, split: int | None, size: int) -> da.Array:
-    """Rechunk to the balanced DNDarray layout.
+    """Rechunk to the balanced DNDarray layout."""
+    shape = tuple(int(s) for s in array.shape)
+    if split is None:
+        return array.rechunk(_layout.chunks_for(shape, None, None))
+    return _rechunk_to(array, split, _layout.balanced_counts(shape[split], size))
+
+
+def _rechunk_to(array: da.Array, split: int, counts: tuple[int, ...]) -> da.Array:
+    """Rechunk to ``counts`` along ``split`` and one chunk elsewhere.
 
     Dask rechunks to the non-empty counts (it would drop empty chunks
     anyway), then dndask's own redistribution adds the empty ranks.
     """
     shape = tuple(int(s) for s in array.shape)
-    if split is None:
-        return array.rechunk(_layout.chunks_for(shape, None, None))
-    counts = _layout.balanced_counts(shape[split], size)
     nonzero = tuple(c for c in counts if c) or (0,)
     array = array.rechunk(_layout.chunks_for(shape, split, nonzero))
     return _distribution.restore_empty_ranks(array, split, counts)

@@ -11,7 +11,8 @@ import numpy as np
 import torch
 
 from . import _comm, _graph, _layout, _per_rank, _types
-from ._dndarray import DNDarray, from_dask
+from ._dndarray import DNDarray
+from ._dndarray import from_dask as _wrap_dask
 from ._torch import from_torch
 
 sanitize_comm = _comm.sanitize_comm
@@ -257,6 +258,31 @@ def _to_numpy(obj, dtype, copy) -> np.ndarray:
     return values.copy() if copy else values
 
 
+def from_dask(x: da.Array, split: int | None = None, comm: _comm.Comm | None = None) -> DNDarray:
+    """A DNDarray over the dask array ``x``, split along ``split``.
+
+    Chunks already one per rank along ``split`` (and one along every other
+    axis) are kept as they are: no data moves. Any other grid is rechunked
+    to Heat's balanced layout: each row moves at most once, to its rank.
+    ``split=None`` gathers ``x`` into one chunk. Unknown (nan) chunk sizes
+    are a ValueError; call ``x.compute_chunk_sizes()`` first.
+
+    Examples
+    --------
+    >>> import dndask as ht, dask.array as da
+    >>> comm = ht.get_comm().subcomm([0, 1])
+    >>> ht.from_dask(da.arange(5, chunks=(3, 2)), split=0, comm=comm).lshape_map.tolist()
+    [[3], [2]]
+    >>> ht.from_dask(da.arange(5, chunks=1), split=0, comm=comm).lshape_map.tolist()
+    [[3], [2]]
+    """
+    if not isinstance(x, da.Array):
+        raise TypeError(f"`x` must be a dask.array.Array, got {type(x).__name__}")
+    if comm is not None and not isinstance(comm, _comm.Comm):
+        raise TypeError(f"`comm` must be a dndask.Comm, got {type(comm).__name__}")
+    return _wrap_dask(x, split, sanitize_comm(comm))
+
+
 def array(
     obj,
     dtype=None,
@@ -324,7 +350,7 @@ def array(
     if isinstance(obj, da.Array):
         split = _layout.normalize_axis(split, obj.ndim, "split")
         x = obj if dtype is None else obj.astype(dtype)
-        return from_dask(x, split, comm)
+        return _wrap_dask(x, split, comm)
     values = _to_numpy(obj, dtype, copy)
     split = _layout.normalize_axis(split, values.ndim, "split") if values.ndim else None
     return _per_rank.scatter(values, split, comm)

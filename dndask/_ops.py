@@ -25,6 +25,8 @@ from ._torch import from_torch
 def _describe(x) -> str:
     if isinstance(x, _dndarray.DNDarray):
         return f"DNDarray(shape={x.shape}, split={x.split})"
+    if isinstance(x, da.Array):
+        return f"dask Array(shape={x.shape}, split=None, chunks={x.chunks})"
     return f"{type(x).__name__}(shape={np.shape(x)})"
 
 
@@ -51,6 +53,21 @@ def result_layout(dnds: list, out_shape: tuple[int, ...]) -> tuple[int | None, t
     return split, _layout.balanced_counts(out_shape[split], split_ones[0].comm.size)
 
 
+def _conform_dask(x: da.Array, out_shape, split, counts, comm) -> _dndarray.DNDarray:
+    """A dask operand as a DNDarray laid out like the result (one chunk per rank along ``split``).
+
+    Its chunks are rechunked to the result's counts along the split axis (or to one
+    chunk if it is broadcast there): the rows move to the rank that will use them.
+    """
+    plain = _dndarray.from_dask(x, None, comm) if x.ndim == 0 else None
+    if plain is not None:
+        return plain
+    axis = None if split is None else split - (len(out_shape) - x.ndim)
+    if axis is None or axis < 0 or x.shape[axis] != out_shape[split]:
+        return _dndarray.from_dask(x, None, comm)
+    return _dndarray.from_dask(x, axis, comm, counts=counts)
+
+
 def align(values: tuple, name: str):
     """The operands as dask/numpy values, each DNDarray laid out as the result will be."""
     dnds = [v for v in values if isinstance(v, _dndarray.DNDarray)]
@@ -64,6 +81,12 @@ def align(values: tuple, name: str):
     for v in dnds:
         if v.comm != comm:
             raise ValueError(f"operands of `{name}` must share a comm, got {v.comm!r} and {comm!r}")
+    for v in values:
+        if isinstance(v, da.Array) and any(np.isnan(s) for s in v.shape):
+            raise ValueError(
+                f"a dask operand of `{name}` must have known chunk sizes, got shape {v.shape}; "
+                "call compute_chunk_sizes() first"
+            )
     shapes = [np.shape(v) if not isinstance(v, _dndarray.DNDarray) else v.shape for v in values]
     try:
         out_shape = np.broadcast_shapes(*shapes)
@@ -77,6 +100,8 @@ def align(values: tuple, name: str):
     for v in values:
         if isinstance(v, torch.Tensor):
             v = from_torch(v)
+        if isinstance(v, da.Array):
+            v = _conform_dask(v, out_shape, split, counts, comm)
         if isinstance(v, _dndarray.DNDarray):
             v = _distribution.relayout(v, operand_distribution(v, out_shape, split, counts))
             parents.append(v)
@@ -178,7 +203,7 @@ def into(out, result: _dndarray.DNDarray, name: str) -> _dndarray.DNDarray:
 def binary(op: Callable, left, right) -> _dndarray.DNDarray:
     """A binary operator; NotImplemented for operands dndask does not handle."""
     for v in (left, right):
-        if not isinstance(v, (_dndarray.DNDarray, np.ndarray, torch.Tensor)) and not (
+        if not isinstance(v, (_dndarray.DNDarray, np.ndarray, torch.Tensor, da.Array)) and not (
             _types.is_scalar(v)
         ):
             return NotImplemented
