@@ -443,6 +443,32 @@ class DNDarray(DistributedArray):
             return self
         return from_dask(self._array.astype(dtype), self._split, self._comm, parents=(self,))
 
+    def _on_device(self, device) -> DNDarray:
+        target = _xp.sanitize_device(device)  # an unusable device fails here, before any task
+        if self.device == target.device_type:
+            return self
+        meta = _xp.meta(self.dtype, self.ndim, target)
+        x = self._array.map_blocks(_xp.to_device, target, dtype=self.dtype, meta=meta)
+        return from_dask(x, self._split, self._comm, parents=(self,))
+
+    def cpu(self) -> DNDarray:
+        """The array with its chunks copied to host memory: one task per chunk, on its rank.
+
+        Returns ``self`` when the chunks already are on the CPU.
+
+        >>> import dndask as ht
+        >>> ht.arange(3, split=0).cpu().device
+        device(cpu:0)
+        """
+        return self._on_device("cpu")
+
+    def gpu(self) -> DNDarray:
+        """The array with its chunks copied to the GPU: one task per chunk, on its rank.
+
+        Raises RuntimeError, before any task, when no GPU backend (CuPy and CUDA) is usable.
+        """
+        return self._on_device("gpu")
+
     def item(self):
         """The single element as a Python scalar."""
         if self.size != 1:

@@ -139,3 +139,20 @@ def test_factories_on_device(standin, comm_of, device, size, name, make, expecte
         result = a.numpy()  # chunks copied to host on their workers, then gathered
         assert type(result) is np.ndarray
         np.testing.assert_allclose(result, expected.astype(result.dtype), rtol=1e-6)
+
+
+# --------------------------------------------------------------------- cpu() and gpu()
+@pytest.mark.parametrize("size", [1, 3, 5])
+def test_cpu_gpu_move_each_chunk_on_its_rank(standin, client, comm_of, size):
+    from conftest import holders
+
+    comm = comm_of(size)
+    a = ht.arange(12, split=0, comm=comm).reshape((4, 3), new_split=0).persist()
+    g = a.gpu().persist()
+    assert g.device == "gpu" and isinstance(g.to_dask()._meta, StrictArray)
+    assert len(g.to_dask().__dask_graph__().layers[g.to_dask().name]) == size  # one task a chunk
+    assert holders(client, g) == [(w,) for w in comm.workers]
+    back = g.cpu().persist()
+    assert back.device == "cpu" and holders(client, back) == [(w,) for w in comm.workers]
+    np.testing.assert_array_equal(back.numpy(), np.arange(12).reshape(4, 3))
+    assert g.gpu() is g and back.cpu() is back
