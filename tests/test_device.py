@@ -156,3 +156,14 @@ def test_cpu_gpu_move_each_chunk_on_its_rank(standin, client, comm_of, size):
     assert back.device == "cpu" and holders(client, back) == [(w,) for w in comm.workers]
     np.testing.assert_array_equal(back.numpy(), np.arange(12).reshape(4, 3))
     assert g.gpu() is g and back.cpu() is back
+
+
+def test_mixing_devices_raises_before_any_task(standin, comm_of):
+    a = ht.ones(4, split=0, comm=comm_of(2))
+    g = ht.ones(4, split=0, comm=comm_of(2), device="gpu")
+    with pytest.raises(
+        ValueError, match=r"operands of `add` must be on one device, got cpu:0 and gpu:0"
+    ):
+        a + g
+    np.testing.assert_array_equal((a.gpu() + g).numpy(), [2.0] * 4)
+    np.testing.assert_array_equal((g * g + 1).numpy(), [2.0] * 4)
