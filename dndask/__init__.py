@@ -14,7 +14,7 @@ out; a test checks it against the table.
 from . import _methods, _numpy_functions, array_api, linalg, random  # noqa: F401 (registration)
 from ._cluster import current_client, init, shutdown
 from ._comm import Comm, get_comm, use_comm
-from ._dndarray import Device, DNDarray, LshapeMap, cpu
+from ._dndarray import DNDarray, LshapeMap
 from ._elementwise import FUNCTIONS as _TABLE_FUNCTIONS
 from ._elementwise import allclose, clip, isclose, nan_to_num, round
 from ._factories import (
@@ -159,6 +159,7 @@ from ._types import (
 )
 from ._ufuncs_extra import gcd, isneginf, isposinf, lcm, logaddexp2, modf, sgn
 from ._xarray import from_xarray
+from ._xp import Device, cpu, get_device, gpu, use_device
 
 # the elementwise functions generated from the operation table (dndask._optable)
 globals().update(_TABLE_FUNCTIONS)
@@ -257,6 +258,8 @@ __all__ = [
     "full_like",
     "gcd",
     "get_comm",
+    "get_device",
+    "gpu",
     "greater",
     "greater_equal",
     "histc",
@@ -392,6 +395,7 @@ __all__ = [
     "unique_inverse",
     "unique_values",
     "use_comm",
+    "use_device",
     "var",
     "vdot",
     "vecdot",

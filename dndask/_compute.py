@@ -20,6 +20,7 @@ import numpy as np
 from . import _progress
 from ._compat import Task, TaskRef, concatenate3, flatten, optimize_pinned
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
+from ._xp import to_host
 
 
 class Placement:
@@ -56,17 +57,14 @@ def wait(futures: Sequence[distributed.Future]) -> None:
         _progress.wait(futures)
 
 
-def _identity(value):
-    return value
-
-
 def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, dict]:
     """The graph plus one alias task per output key, under names unique to this call.
 
     Computing the same keys twice in a row would otherwise hand the client a
     stale "finished" state for keys the scheduler is still releasing from the
     previous call ("Couldn't gather keys"). The aliases run where their chunk
-    is (they are pinned like it), so nothing extra moves.
+    is (they are pinned like it), so nothing extra moves; they copy device chunks
+    to host there (``_xp.to_host``, nothing for numpy), so the driver never holds device data.
     """
     token = uuid.uuid4().hex
     dsk = dict(graph)
@@ -77,7 +75,7 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, 
         if isinstance(structure, list):
             return [alias(s) for s in structure]
         new = (f"dndask-result-{token}", next(counter))
-        dsk[new] = Task(new, _identity, TaskRef(structure))
+        dsk[new] = Task(new, to_host, TaskRef(structure))
         if structure in table:
             table[new] = table[structure]
         return new

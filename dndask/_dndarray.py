@@ -22,48 +22,13 @@ import dask.array as da
 import numpy as np
 import torch
 
-from . import _comm, _compute, _display, _distribution, _layout, _types
+from . import _comm, _compute, _display, _distribution, _layout, _types, _xp
 from ._abc import DistributedArray
 from ._comm import Comm
 from ._compat import new_array
 from ._graph import block_index
 from ._torch import to_torch
-
-
-class Device:
-    """Where chunks live; ``str(device)`` is Heat's ``cpu:0`` form.
-
-    >>> Device("cpu")
-    device(cpu:0)
-    """
-
-    def __init__(self, device_type: str = "cpu", device_id: int = 0):
-        if device_type not in ("cpu", "gpu"):
-            raise ValueError(f"`device_type` must be 'cpu' or 'gpu', got {device_type!r}")
-        self.device_type = device_type
-        self.device_id = device_id
-
-    @property
-    def torch_device(self) -> str:
-        """The torch device string of local tensors."""
-        return "cpu" if self.device_type == "cpu" else f"cuda:{self.device_id}"
-
-    def __str__(self) -> str:
-        return f"{self.device_type}:{self.device_id}"
-
-    def __repr__(self) -> str:
-        return f"device({self})"
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            return other in (str(self), self.device_type)
-        return isinstance(other, Device) and str(other) == str(self)
-
-    def __hash__(self) -> int:
-        return hash(str(self))
-
-
-cpu = Device("cpu")
+from ._xp import Device
 
 
 class LshapeMap(torch.Tensor):
@@ -181,8 +146,8 @@ class DNDarray(DistributedArray):
 
     @property
     def device(self) -> Device:
-        """Where the chunks live."""
-        return cpu
+        """Where the chunks live, read from the Dask array's meta."""
+        return _xp.device_of(self._array._meta)
 
     def _counts(self) -> tuple[int, ...]:
         return self._distribution.counts
@@ -542,6 +507,32 @@ class DNDarray(DistributedArray):
         if dtype == self.dtype and not copy:
             return self
         return from_dask(self._array.astype(dtype), self._split, self._comm, parents=(self,))
+
+    def _on_device(self, device) -> DNDarray:
+        target = _xp.sanitize_device(device)  # an unusable device fails here, before any task
+        if self.device == target.device_type:
+            return self
+        meta = _xp.meta(self.dtype, self.ndim, target)
+        x = self._array.map_blocks(_xp.to_device, target, dtype=self.dtype, meta=meta)
+        return from_dask(x, self._split, self._comm, parents=(self,))
+
+    def cpu(self) -> DNDarray:
+        """The array with its chunks copied to host memory: one task per chunk, on its rank.
+
+        Returns ``self`` when the chunks already are on the CPU.
+
+        >>> import dndask as ht
+        >>> ht.arange(3, split=0).cpu().device
+        device(cpu:0)
+        """
+        return self._on_device("cpu")
+
+    def gpu(self) -> DNDarray:
+        """The array with its chunks copied to the GPU: one task per chunk, on its rank.
+
+        Raises RuntimeError, before any task, when no GPU backend (CuPy and CUDA) is usable.
+        """
+        return self._on_device("gpu")
 
     def item(self):
         """The single element as a Python scalar."""

@@ -10,7 +10,7 @@ import dask.array as da
 import numpy as np
 import torch
 
-from . import _comm, _graph, _layout, _per_rank, _types
+from . import _comm, _graph, _layout, _per_rank, _types, _xp
 from ._dndarray import DNDarray
 from ._dndarray import from_dask as _wrap_dask
 from ._torch import from_torch
@@ -27,72 +27,78 @@ def from_function(
     counts: tuple[int, ...],
     comm: _comm.Comm,
     args: tuple = (),
+    meta=None,
 ) -> DNDarray:
     """A DNDarray whose chunks ``fn(offsets, lshape, *args)`` computes on the workers."""
-    x = _graph.from_chunk_function(prefix, fn, shape, dtype, split, counts, args)
+    x = _graph.from_chunk_function(prefix, fn, shape, dtype, split, counts, args, meta)
     return DNDarray(x, split, comm)
 
 
-def _generated(prefix, fn, shape, dtype, split, comm, args=()) -> DNDarray:
+def _generated(prefix, fn, shape, dtype, split, comm, args=(), device=None) -> DNDarray:
+    """``fn(offsets, lshape, meta, *args)`` on the workers; ``meta`` is the chunk type."""
     shape = _layout.normalize_shape(shape)
     split = _layout.normalize_axis(split, len(shape), "split")
+    meta = _xp.meta(dtype, len(shape), device)  # an unusable device fails here, in the driver
     comm = sanitize_comm(comm)  # after the checks: a bad call starts no cluster
     counts = _layout.balanced_counts(shape[split], comm.size) if split is not None else ()
-    return from_function(prefix, fn, shape, dtype, split, counts, comm, args)
+    return from_function(prefix, fn, shape, dtype, split, counts, comm, (meta, *args), meta)
 
 
 # ----------------------------------------------------------------- chunk makers
-def _full_chunk(offsets, lshape, value, dtype):
-    return np.full(lshape, value, dtype=dtype)
+# Each takes the chunk type's ``meta`` and allocates in its namespace (numpy or CuPy).
+def _full_chunk(offsets, lshape, meta, value, dtype):
+    return _xp.namespace_of(meta).full(lshape, value, dtype=dtype)
 
 
-def _empty_chunk(offsets, lshape, dtype):
-    return np.empty(lshape, dtype=dtype)
+def _empty_chunk(offsets, lshape, meta, dtype):
+    return _xp.empty_like_meta(meta, lshape, dtype)
 
 
-def _arange_chunk(offsets, lshape, start, step, dtype):
-    index = np.arange(offsets[0], offsets[0] + lshape[0])
+def _arange_chunk(offsets, lshape, meta, start, step, dtype):
+    xp = _xp.namespace_of(meta)
+    index = xp.arange(offsets[0], offsets[0] + lshape[0])
     if np.dtype(dtype).kind in "iu":
         return (start + step * index).astype(dtype)
     return (start + step * index.astype(np.float64)).astype(dtype)
 
 
-def _linspace_chunk(offsets, lshape, start, stop, step, num, endpoint, dtype):
-    index = np.arange(offsets[0], offsets[0] + lshape[0], dtype=np.float64)
+def _linspace_chunk(offsets, lshape, meta, start, stop, step, num, endpoint, dtype):
+    index = _xp.namespace_of(meta).arange(offsets[0], offsets[0] + lshape[0], dtype=np.float64)
     values = start + step * index
     if endpoint and num > 1 and lshape[0] > 0 and offsets[0] + lshape[0] == num:
         values[-1] = stop
     return values.astype(dtype)
 
 
-def _eye_chunk(offsets, lshape, dtype):
-    rows = np.arange(offsets[0], offsets[0] + lshape[0]).reshape(-1, 1)
-    cols = np.arange(offsets[1], offsets[1] + lshape[1]).reshape(1, -1)
+def _eye_chunk(offsets, lshape, meta, dtype):
+    xp = _xp.namespace_of(meta)
+    rows = xp.arange(offsets[0], offsets[0] + lshape[0]).reshape(-1, 1)
+    cols = xp.arange(offsets[1], offsets[1] + lshape[1]).reshape(1, -1)
     return (rows == cols).astype(dtype)
 
 
 # -------------------------------------------------------------------- creation
-def zeros(shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
+def zeros(shape, dtype=_types.float32, split=None, comm=None, device=None) -> DNDarray:
     """An array of zeros (float32 by default, as in Heat).
 
     >>> import dndask as ht
     >>> ht.zeros((2, 3), split=1).numpy().tolist()
     [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
     """
-    return full(shape, 0, dtype=dtype, split=split, comm=comm)
+    return full(shape, 0, dtype=dtype, split=split, comm=comm, device=device)
 
 
-def ones(shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
+def ones(shape, dtype=_types.float32, split=None, comm=None, device=None) -> DNDarray:
     """An array of ones.
 
     >>> import dndask as ht
     >>> int(ht.ones(5, split=0).sum())
     5
     """
-    return full(shape, 1, dtype=dtype, split=split, comm=comm)
+    return full(shape, 1, dtype=dtype, split=split, comm=comm, device=device)
 
 
-def empty(shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
+def empty(shape, dtype=_types.float32, split=None, comm=None, device=None) -> DNDarray:
     """An array with unspecified values.
 
     >>> import dndask as ht
@@ -100,10 +106,10 @@ def empty(shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
     (4, 2)
     """
     dtype = _types.canonical_dtype(dtype)
-    return _generated("empty", _empty_chunk, shape, dtype, split, comm, (dtype,))
+    return _generated("empty", _empty_chunk, shape, dtype, split, comm, (dtype,), device)
 
 
-def full(shape, fill_value, dtype=_types.float32, split=None, comm=None) -> DNDarray:
+def full(shape, fill_value, dtype=_types.float32, split=None, comm=None, device=None) -> DNDarray:
     """An array filled with ``fill_value``.
 
     >>> import dndask as ht
@@ -113,7 +119,8 @@ def full(shape, fill_value, dtype=_types.float32, split=None, comm=None) -> DNDa
     if not _types.is_scalar(fill_value):
         raise TypeError(f"`fill_value` must be a scalar, got {type(fill_value).__name__}")
     dtype = _types.canonical_dtype(dtype)
-    return _generated("full", _full_chunk, shape, dtype, split, comm, (fill_value, dtype))
+    args = (fill_value, dtype)
+    return _generated("full", _full_chunk, shape, dtype, split, comm, args, device)
 
 
 def _like(a, dtype, split, comm):
@@ -156,7 +163,7 @@ def full_like(a: DNDarray, fill_value, dtype=None, split="same", comm=None) -> D
     return full(shape, fill_value, dtype=dtype, split=split, comm=comm)
 
 
-def arange(*args, dtype=None, split=None, comm=None) -> DNDarray:
+def arange(*args, dtype=None, split=None, comm=None, device=None) -> DNDarray:
     """Evenly spaced values in ``[start, stop)``: ``arange(stop)``, ``(start, stop[, step])``.
 
     Integer arguments give int64, any float argument float32 (Heat's default float).
@@ -178,12 +185,13 @@ def arange(*args, dtype=None, split=None, comm=None) -> DNDarray:
         ints = all(isinstance(v, numbers.Integral) for v in args)
         dtype = _types.int64 if ints else _types.float32
     dtype = _types.canonical_dtype(dtype)
-    return _generated("arange", _arange_chunk, (num,), dtype, split, comm, (start, step, dtype))
+    args = (start, step, dtype)
+    return _generated("arange", _arange_chunk, (num,), dtype, split, comm, args, device)
 
 
 def linspace(
     start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
-    dtype=None, split=None, comm=None,
+    dtype=None, split=None, comm=None, device=None,
 ):  # fmt: skip
     """``num`` evenly spaced samples from ``start`` to ``stop``.
 
@@ -203,12 +211,12 @@ def linspace(
     dtype = _types.canonical_dtype(_types.float32 if dtype is None else dtype)
     out = _generated(
         "linspace", _linspace_chunk, (int(num),), dtype, split, comm,
-        (float(start), float(stop), float(step), int(num), bool(endpoint), dtype),
+        (float(start), float(stop), float(step), int(num), bool(endpoint), dtype), device,
     )  # fmt: skip
     return (out, step) if retstep else out
 
 
-def eye(shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
+def eye(shape, dtype=_types.float32, split=None, comm=None, device=None) -> DNDarray:
     """The identity: ``shape`` is ``n`` or ``(n, m)``.
 
     >>> import dndask as ht
@@ -221,7 +229,7 @@ def eye(shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
     if len(shape) != 2:
         raise ValueError(f"`shape` must be n or (n, m), got {shape}")
     dtype = _types.canonical_dtype(dtype)
-    return _generated("eye", _eye_chunk, shape, dtype, split, comm, (dtype,))
+    return _generated("eye", _eye_chunk, shape, dtype, split, comm, (dtype,), device)
 
 
 # ----------------------------------------------------------------------- array

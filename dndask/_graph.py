@@ -10,7 +10,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _layout
+from . import _layout, _xp
 from ._compat import new_array
 
 
@@ -29,9 +29,9 @@ def empty(lshape, dtype: np.dtype) -> np.ndarray:
     return np.empty(tuple(lshape), dtype=dtype)
 
 
-def meta_of(dtype: np.dtype, ndim: int) -> np.ndarray:
-    """An empty numpy array standing for a chunk's type."""
-    return np.empty((0,) * ndim, dtype=dtype)
+def meta_of(dtype: np.dtype, ndim: int, device="cpu") -> np.ndarray:
+    """An empty array standing for a chunk's type on ``device`` (numpy's for ``"cpu"``)."""
+    return _xp.meta(dtype, ndim, device)
 
 
 def from_chunk_function(
@@ -42,11 +42,13 @@ def from_chunk_function(
     split: int | None,
     counts: tuple[int, ...],
     args: tuple = (),
+    meta=None,
 ) -> da.Array:
     """A Dask array whose chunk ``r`` is ``fn(offsets, lshape, *args)``.
 
     ``offsets`` is the chunk's global start on every axis, ``lshape`` its
-    shape. Creation runs on the workers; nothing but ``args`` travels.
+    shape; ``meta`` (numpy's by default) names the chunk type ``fn`` returns.
+    Creation runs on the workers; nothing but ``args`` travels.
     """
     chunks = _layout.chunks_for(shape, split, counts)
     name = f"{prefix}-{tokenize(prefix, fn, shape, dtype, chunks, args)}"
@@ -57,4 +59,5 @@ def from_chunk_function(
         lshape = tuple(chunks[a][i] for a, i in enumerate(idx))
         dsk[(name, *idx)] = (fn, offsets, lshape, *args)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=())
-    return new_array(graph, name, chunks, meta_of(dtype, len(shape)))
+    meta = meta_of(dtype, len(shape)) if meta is None else meta
+    return new_array(graph, name, chunks, meta)

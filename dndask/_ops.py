@@ -87,6 +87,12 @@ def align(values: tuple, name: str):
                 f"a dask operand of `{name}` must have known chunk sizes, got shape {v.shape}; "
                 "call compute_chunk_sizes() first"
             )
+    devices = {str(v.device) for v in dnds}
+    if len(devices) > 1:  # no implicit transfer: the caller moves one side explicitly
+        raise ValueError(
+            f"operands of `{name}` must be on one device, got {' and '.join(sorted(devices))}; "
+            "move one with .cpu() or .gpu()"
+        )
     shapes = [np.shape(v) if not isinstance(v, _dndarray.DNDarray) else v.shape for v in values]
     try:
         out_shape = np.broadcast_shapes(*shapes)

@@ -1,0 +1,192 @@
+"""A strict CPU stand-in for CuPy chunks (test-only).
+
+``StrictArray`` wraps a numpy array but is as strict as CuPy where CuPy is strict:
+
+- ``np.asarray(x)`` (``__array__``) raises TypeError: no implicit host conversion;
+- ufuncs and numpy functions refuse numpy-array operands (python and numpy scalars pass);
+- ``.get()`` is the explicit copy to host, ``__dlpack__`` the zero-copy exchange;
+- ``__array_ufunc__``/``__array_function__`` make numpy functions dispatch to it (NEP-13/18);
+- unpickling a non-empty one outside a Dask worker raises: chunks never reach the driver
+  unless copied to host first (CuPy's deserializer needs a GPU in the driver).
+
+Importing the module registers it with Dask (``register_chunk_type``) and as the ``"gpu"``
+backend of :mod:`dndask._xp`, the same registry CuPy goes through.
+"""
+
+from __future__ import annotations
+
+import dask.array as da
+import distributed
+import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
+
+from dndask import _xp
+
+
+class HostTransferError(TypeError):
+    """An implicit device-to-host conversion, which CuPy refuses."""
+
+
+def _unwrap(value, where: str):
+    if isinstance(value, StrictArray):
+        return value._a
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        raise TypeError(f"{where}: numpy-array operand refused (a StrictArray chunk is on device)")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_unwrap(v, where) for v in value)
+    if isinstance(value, dict):
+        return {k: _unwrap(v, where) for k, v in value.items()}
+    return value
+
+
+def _wrap(value):
+    if isinstance(value, np.ndarray):
+        return StrictArray(value)
+    if isinstance(value, tuple):
+        return tuple(_wrap(v) for v in value)
+    if isinstance(value, list):
+        return [_wrap(v) for v in value]
+    return value
+
+
+def _rebuild(array: np.ndarray) -> StrictArray:
+    if array.size:
+        try:
+            distributed.get_worker()
+        except ValueError:
+            raise HostTransferError(
+                "a StrictArray chunk was deserialized outside a worker: "
+                "device data must be copied to host (to_host) before it leaves a worker"
+            ) from None
+    return StrictArray(array)
+
+
+class StrictArray(NDArrayOperatorsMixin):
+    """A numpy array pretending to live on a device."""
+
+    __array_priority__ = 100
+
+    def __init__(self, array):
+        self._a = np.asarray(array) if not isinstance(array, np.ndarray) else array
+
+    # explicit transfers
+    def get(self) -> np.ndarray:
+        return self._a.copy()
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._a.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+    def __array__(self, dtype=None, copy=None):
+        raise HostTransferError(
+            "implicit conversion of a StrictArray to numpy; use .get() or dndask._xp.to_host"
+        )
+
+    def __reduce__(self):
+        return _rebuild, (self._a,)
+
+    def __dask_tokenize__(self):
+        return ("StrictArray", self._a.dtype.str, self._a.shape, self._a.tobytes())
+
+    # NEP-13/18 dispatch
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        where = f"np.{ufunc.__name__}.{method}"
+        args = _unwrap(inputs, where)
+        kwargs = _unwrap(kwargs, where)
+        return _wrap(getattr(ufunc, method)(*args, **kwargs))
+
+    def __array_function__(self, func, types, args, kwargs):
+        where = f"np.{func.__name__}"
+        if "like" in kwargs:
+            kwargs = {**kwargs, "like": None}
+        return _wrap(func(*_unwrap(args, where), **_unwrap(kwargs, where)))
+
+    # the ndarray surface Dask and dndask use
+    shape = property(lambda self: self._a.shape)
+    dtype = property(lambda self: self._a.dtype)
+    ndim = property(lambda self: self._a.ndim)
+    size = property(lambda self: self._a.size)
+    nbytes = property(lambda self: self._a.nbytes)
+    itemsize = property(lambda self: self._a.itemsize)
+    strides = property(lambda self: self._a.strides)
+    T = property(lambda self: StrictArray(self._a.T))
+    real = property(lambda self: StrictArray(self._a.real))
+    imag = property(lambda self: StrictArray(self._a.imag))
+    flags = property(lambda self: self._a.flags)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        attr = getattr(self._a, name)
+        if not callable(attr):
+            return _wrap(attr)
+
+        def method(*args, **kwargs):
+            return _wrap(attr(*_unwrap(args, name), **_unwrap(kwargs, name)))
+
+        return method
+
+    def __getitem__(self, index):
+        return _wrap(self._a[_unwrap(index, "__getitem__")])
+
+    def __setitem__(self, index, value):
+        self._a[_unwrap(index, "__setitem__")] = _unwrap(value, "__setitem__")
+
+    def __len__(self):
+        return len(self._a)
+
+    def __iter__(self):
+        return (_wrap(v) for v in self._a)
+
+    def __bool__(self):
+        return bool(self._a)
+
+    def __float__(self):
+        return float(self._a)
+
+    def __int__(self):
+        return int(self._a)
+
+    def __index__(self):
+        return self._a.__index__()
+
+    def __repr__(self):
+        return f"StrictArray({self._a!r})"
+
+
+class _Namespace:
+    """The stand-in's array module: numpy's functions, answering StrictArrays."""
+
+    __name__ = "standin"
+    ndarray = StrictArray
+
+    def __getattr__(self, name):
+        func = getattr(np, name)
+        if not callable(func) or isinstance(func, type):
+            return func
+
+        def call(*args, **kwargs):
+            return _wrap(func(*_unwrap(args, name), **_unwrap(kwargs, name)))
+
+        call.__name__ = name
+        return call
+
+    def asarray(self, value, dtype=None):  # the explicit host-to-device copy
+        if isinstance(value, StrictArray):
+            return value if dtype is None else StrictArray(value._a.astype(dtype))
+        return StrictArray(np.array(value, dtype=dtype))
+
+    def __reduce__(self):
+        return "standin"
+
+
+standin = _Namespace()
+
+BACKEND = _xp.Backend(
+    "gpu", standin, StrictArray, lambda a: a.get(), lambda a: StrictArray(np.array(a))
+)
+
+da.register_chunk_type(StrictArray)
+_xp.register_backend(BACKEND)
