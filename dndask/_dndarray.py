@@ -21,6 +21,7 @@ import math
 import dask.array as da
 import numpy as np
 import torch
+from dask.array.utils import meta_from_array
 
 from . import _comm, _compute, _display, _distribution, _layout, _types, _xp
 from ._abc import DistributedArray
@@ -147,7 +148,7 @@ class DNDarray(DistributedArray):
     @property
     def device(self) -> Device:
         """Where the chunks live, read from the Dask array's meta."""
-        return _xp.device_of(self._array._meta)
+        return _xp.device_of(meta_from_array(self._array))
 
     def _counts(self) -> tuple[int, ...]:
         return self._distribution.counts
