@@ -29,9 +29,9 @@ def empty(lshape, dtype: np.dtype) -> np.ndarray:
     return np.empty(tuple(lshape), dtype=dtype)
 
 
-def meta_of(dtype: np.dtype, ndim: int, device="cpu") -> np.ndarray:
-    """An empty array standing for a chunk's type on ``device`` (numpy's for ``"cpu"``)."""
-    return _xp.meta(dtype, ndim, device)
+def meta_of(dtype: np.dtype, ndim: int) -> np.ndarray:
+    """An empty numpy array standing for a host chunk's type (device metas: ``_xp.meta``)."""
+    return _xp.meta(dtype, ndim)
 
 
 def from_chunk_function(

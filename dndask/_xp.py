@@ -237,7 +237,7 @@ def to_device(chunk, device: Device | str):
     >>> to_device(np.arange(2), "cpu")
     array([0, 1])
     """
-    target = backend(device if isinstance(device, Device) else sanitize_device(device))
+    target = backend(sanitize_device(device))
     if isinstance(chunk, target.array_type):
         return chunk
     return target.from_host(to_host(chunk))
