@@ -8,9 +8,9 @@ is needed. The range of releases tested is pinned in ``pyproject.toml``;
 docs/dask-versions.md says how to raise it.
 
 - Task graphs: ``Task``, ``TaskRef``, ``Alias``, ``List`` (dask's task spec),
-  :class:`SliceTask` (a slice that Dask's linear fusion leaves alone), and
-  :func:`optimize_pinned` (Dask's optimization, with the placement table
-  extended to the tasks that fusion renamed).
+  and :class:`SliceTask` (a slice that Dask's linear fusion leaves alone, for
+  users who compute a DNDarray's dask array through Dask's own optimization;
+  dndask itself submits its graphs unfused, see :mod:`dndask._compute`).
 - Arrays: :func:`new_array` builds a ``dask.array.Array`` from a graph, with
   or without ``array.query-planning``; :func:`concatenate3` and
   :func:`flatten` assemble computed chunks.
@@ -27,7 +27,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
 
-import dask
 import dask.array as da
 import distributed
 
@@ -63,7 +62,6 @@ __all__ = [
     "flatten",
     "is_loose",
     "new_array",
-    "optimize_pinned",
     "query_planning",
     "removed_worker",
     "scheduler_workers",
@@ -94,38 +92,6 @@ class SliceTask(Task):
     @property
     def block_fusion(self) -> bool:
         return True
-
-
-def optimize_pinned(collection, table: Mapping) -> tuple[object, dict]:
-    """``collection`` optimized by Dask, and ``table`` extended to the tasks it fused.
-
-    Dask's linear fusion merges a chain of tasks into one task under a new
-    key and leaves the chain's last key as an ``Alias`` of it. Unless the
-    fused task is pinned where that key is, the scheduler may run it on
-    another worker (a tie between the inputs of a redistribution's join, say)
-    and its result then travels to the pinned alias.
-
-    Parameters
-    ----------
-    collection : dask collection
-        What is about to be computed or persisted.
-    table : mapping
-        Key -> worker address for the keys that must run on a given worker.
-
-    Returns
-    -------
-    (collection, dict)
-        The optimized collection, and ``table`` with each fused task added
-        under the address of the key that aliases it.
-    """
-    before = set(collection.__dask_graph__().keys())
-    (optimized,) = dask.optimize(collection)
-    table = dict(table)
-    for key, node in dict(optimized.__dask_graph__()).items():
-        made = isinstance(node, Alias) and node.target not in before
-        if made and key in table and node.target not in table:
-            table[node.target] = table[key]
-    return optimized, table
 
 
 def flatten(nested) -> Iterator:

@@ -16,9 +16,11 @@ import dask
 import dask.array as da
 import distributed
 import numpy as np
+from dask.highlevelgraph import HighLevelGraph
+from dask.optimization import cull
 
 from . import _progress
-from ._compat import Task, TaskRef, concatenate3, flatten, optimize_pinned
+from ._compat import Task, TaskRef, concatenate3, flatten
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
 from ._xp import to_host
 
@@ -37,6 +39,38 @@ class Placement:
     def __call__(self, key) -> list[str]:
         address = self.table.get(key)
         return [address] if address is not None else []
+
+
+def optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
+    """The graph dndask submits for ``keys``: ``dsk`` culled to them, and nothing fused.
+
+    Dask's fusion (linear and blockwise) gives a key a different task
+    depending on which other keys are requested with it: ``b = a + 1`` is
+    ``add(a)`` when ``a`` is wanted too, and ``add(neg(x))`` when it is not.
+    The scheduler still remembers keys of the previous call, and one key with
+    two tasks makes it warn "different `run_spec`" and keep the old task
+    (dask/dask#9888), which can deadlock. dndask's graphs have one chunk per
+    rank, so fusion saves few tasks; without it every key always means one
+    task. This is also ``DNDarray.__dask_optimize__``, so ``dask.compute(a)``
+    submits the same graph as ``a.compute()``.
+
+    Examples
+    --------
+    >>> from dask.highlevelgraph import HighLevelGraph
+    >>> graph = HighLevelGraph.from_collections("x", {("x", 0): 1, ("x", 1): 2}, ())
+    >>> dict(optimize(graph, [("x", 1)]))
+    {('x', 1): 2}
+    """
+    wanted = set(flatten(keys if isinstance(keys, list) else [keys]))
+    if isinstance(dsk, HighLevelGraph):
+        return dsk.cull(wanted)
+    return cull(dict(dsk), list(wanted))[0]
+
+
+def _graph_of(collection) -> tuple[Mapping, list]:
+    """``collection``'s graph as dndask submits it (see :func:`optimize`), and its keys."""
+    keys = collection.__dask_keys__()
+    return optimize(collection.__dask_graph__(), keys), keys
 
 
 @contextlib.contextmanager
@@ -91,8 +125,8 @@ def compute(array: da.Array, client: distributed.Client, table: Mapping, comm=No
     lets an error about lost workers name the ranks.
     """
     ensure_keeper(client)
-    optimized, table = optimize_pinned(array, table)
-    dsk, keys, table = _fresh_outputs(optimized.__dask_graph__(), optimized.__dask_keys__(), table)
+    graph, keys = _graph_of(array)
+    dsk, keys, table = _fresh_outputs(graph, keys, table)
     with _placed(table):
         futures = client.get(dsk, keys, sync=False)
     flat = list(flatten(futures))
@@ -154,9 +188,9 @@ def persist(collection, client: distributed.Client, table: Mapping, comm=None, r
     that cannot be recomputed survives the loss of ``k - 1`` workers.
     """
     ensure_keeper(client)
-    optimized, table = optimize_pinned(collection, table)
-    with _placed(table):
-        persisted = client.persist(optimized, optimize_graph=False)
+    # dask arrays optimize through the ``array_optimize`` setting: dndask's, unfused
+    with _placed(table), dask.config.set(array_optimize=optimize):
+        persisted = client.persist(collection)
     futures = list(distributed.futures_of(persisted))
     with lost_data_explained(client, collection.__dask_graph__(), comm):
         wait(futures)

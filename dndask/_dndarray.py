@@ -412,7 +412,7 @@ class DNDarray(DistributedArray):
     def __dask_tokenize__(self):
         return ("dndask.DNDarray", self._array.name, self._split, self._comm.workers)
 
-    __dask_optimize__ = staticmethod(da.Array.__dask_optimize__)
+    __dask_optimize__ = staticmethod(_compute.optimize)
     __dask_scheduler__ = staticmethod(da.Array.__dask_scheduler__)
 
     def __dask_postcompute__(self):

@@ -6,6 +6,7 @@ sub-comms of the session cluster, so no test starts its own cluster.
 
 from __future__ import annotations
 
+import logging
 import os
 
 import numpy as np
@@ -101,6 +102,33 @@ def holders(client, a: ht.DNDarray) -> list[tuple[str, ...]]:
     return [tuple(who[key]) for key in a._chunk_keys()]
 
 
+class _RunSpecWatch(logging.Handler):
+    """Collects the scheduler's "different `run_spec`" warnings: one key must mean one task."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.seen: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "Detected different `run_spec`" in message:
+            self.seen.append(message)
+
+
+_run_spec_watch = _RunSpecWatch()
+logging.getLogger("distributed.scheduler").addHandler(_run_spec_watch)
+
+
+@pytest.fixture(autouse=True)
+def _one_key_one_task():
+    """Fail the test during which the scheduler saw one key with two different tasks."""
+    _run_spec_watch.seen.clear()
+    yield
+    seen, _run_spec_watch.seen[:] = list(_run_spec_watch.seen), []
+    if seen:
+        pytest.fail("the scheduler saw one key with two different tasks:\n" + "\n".join(seen))
+
+
 @pytest.fixture(scope="session")
 def client():
     c = ht.init(N_WORKERS)
@@ -146,4 +174,5 @@ def values_of(arrays) -> list[np.ndarray]:
     if not arrays:
         return []
     client = arrays[0].comm.client
-    return client.gather(client.compute([a.to_dask() for a in arrays]))
+    # the DNDarrays themselves: their graphs go unfused, as a.compute() submits them
+    return client.gather(client.compute(arrays))

@@ -147,19 +147,6 @@ def test_linear_fusion_fuses_a_plain_task_and_leaves_an_alias():
     np.testing.assert_array_equal(optimized.compute(scheduler="sync"), -np.arange(2))
 
 
-def test_optimize_pinned_pins_the_fused_task_where_its_alias_is():
-    x, _ = _chain(_compat.Task)
-    optimized, table = _compat.optimize_pinned(x, {("out", 0): "tcp://w:1"})
-    if QUERY_PLANNING:  # nothing fused, nothing to add
-        assert table == {("out", 0): "tcp://w:1"}
-        return
-    target = dict(optimized.__dask_graph__())[("out", 0)].target
-    assert table == {("out", 0): "tcp://w:1", target: "tcp://w:1"}
-    # a key the table leaves free stays free
-    _, free = _compat.optimize_pinned(x, {})
-    assert free == {}
-
-
 @pytest.mark.xfail(
     QUERY_PLANNING,
     strict=True,
