@@ -11,6 +11,9 @@ docs/dask-versions.md says how to raise it.
   and :class:`SliceTask` (a slice that Dask's linear fusion leaves alone, for
   users who compute a DNDarray's dask array through Dask's own optimization;
   dndask itself submits its graphs unfused, see :mod:`dndask._compute`).
+- Optimization: :func:`array_optimizer` and :func:`install_array_optimizer`
+  set dask's ``array_optimize`` option, which ``dask.array.Array.__dask_optimize__``
+  consults (a ``globalmethod``; the key is not documented as public).
 - Arrays: :func:`new_array` builds a ``dask.array.Array`` from a graph, with
   or without ``array.query-planning``; :func:`concatenate3` and
   :func:`flatten` assemble computed chunks.
@@ -27,6 +30,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
 
+import dask
 import dask.array as da
 import distributed
 
@@ -57,9 +61,11 @@ __all__ = [
     "SliceTask",
     "Task",
     "TaskRef",
+    "array_optimizer",
     "concatenate3",
     "err_task",
     "flatten",
+    "install_array_optimizer",
     "is_loose",
     "new_array",
     "query_planning",
@@ -107,6 +113,36 @@ def flatten(nested) -> Iterator:
             yield from flatten(item)
     else:
         yield nested
+
+
+# ---------------------------------------------------------------- optimization
+# ``dask.array.Array.__dask_optimize__`` is ``globalmethod(optimize, key=...)``: a
+# function set under this config key replaces dask's array optimization.
+_ARRAY_OPTIMIZE = "array_optimize"
+
+
+def array_optimizer(optimize) -> dask.config.set:
+    """Inside ``with array_optimizer(f):``, dask arrays optimize their graphs with ``f``.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> with array_optimizer(lambda dsk, keys, **kw: dsk):
+    ...     da.Array.__dask_optimize__({"a": 1}, ["a"])
+    {'a': 1}
+    """
+    return dask.config.set({_ARRAY_OPTIMIZE: optimize})
+
+
+def install_array_optimizer(optimize) -> bool:
+    """Make ``optimize`` dask's array optimization for the process, unless one is set.
+
+    Returns whether it was installed: a user's own ``array_optimize`` setting wins.
+    """
+    if dask.config.get(_ARRAY_OPTIMIZE, None) not in (None, optimize):
+        return False
+    dask.config.set({_ARRAY_OPTIMIZE: optimize})
+    return True
 
 
 # ---------------------------------------------------------------- arrays

@@ -16,11 +16,19 @@ import dask
 import dask.array as da
 import distributed
 import numpy as np
+from dask.array.optimization import optimize as dask_array_optimize
 from dask.highlevelgraph import HighLevelGraph
 from dask.optimization import cull
 
 from . import _progress
-from ._compat import Task, TaskRef, concatenate3, flatten
+from ._compat import (
+    Task,
+    TaskRef,
+    array_optimizer,
+    concatenate3,
+    flatten,
+    install_array_optimizer,
+)
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
 from ._xp import to_host
 
@@ -65,6 +73,47 @@ def optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
     if isinstance(dsk, HighLevelGraph):
         return dsk.cull(wanted)
     return cull(dict(dsk), list(wanted))[0]
+
+
+# The top layer of every dask array a DNDarray has held. A graph that contains one
+# of them may share keys with graphs dndask submitted (unfused), so Dask must not
+# fuse it either, whoever computes it (``dask.compute``, xarray, ...).
+_claimed_layers: set[str] = set()
+
+
+def claim(array: da.Array) -> None:
+    """Mark ``array``'s graph as dndask's: any graph built on it is submitted unfused.
+
+    A DNDarray claims its dask array when it is made or re-assigned; see
+    :func:`array_optimize`. Only the top layer's name is kept (a few dozen
+    bytes an array), since every graph built on the array contains it.
+    """
+    _claimed_layers.update(array.__dask_layers__())
+
+
+def array_optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
+    """Dask's array optimization, except for graphs that hold a DNDarray's layers.
+
+    Installed as dask's ``array_optimize`` (``_compat.set_array_optimizer``)
+    when dndask is imported, unless the user has set one. A graph built on a
+    DNDarray, e.g. by xarray on ``a.to_xarray()``, goes through
+    :func:`optimize` (culled, unfused), as ``a.compute()`` does, so the
+    scheduler never sees one of its keys with two different tasks; every other
+    dask array keeps Dask's fusion.
+
+    Examples
+    --------
+    >>> from dask.highlevelgraph import HighLevelGraph
+    >>> graph = HighLevelGraph.from_collections("never-claimed", {("never-claimed", 0): 1}, ())
+    >>> dict(array_optimize(graph, [("never-claimed", 0)]))
+    {('never-claimed', 0): DataNode(1)}
+    """
+    if isinstance(dsk, HighLevelGraph) and not _claimed_layers.isdisjoint(dsk.layers):
+        return optimize(dsk, keys)
+    return dask_array_optimize(dsk, keys, **kwargs)
+
+
+install_array_optimizer(array_optimize)
 
 
 def _graph_of(collection) -> tuple[Mapping, list]:
@@ -189,7 +238,7 @@ def persist(collection, client: distributed.Client, table: Mapping, comm=None, r
     """
     ensure_keeper(client)
     # dask arrays optimize through the ``array_optimize`` setting: dndask's, unfused
-    with _placed(table), dask.config.set(array_optimize=optimize):
+    with _placed(table), array_optimizer(optimize):
         persisted = client.persist(collection)
     futures = list(distributed.futures_of(persisted))
     with lost_data_explained(client, collection.__dask_graph__(), comm):

@@ -90,6 +90,7 @@ class DNDarray(DistributedArray):
             raise TypeError(f"`comm` must be a dndask.Comm, got {type(comm).__name__}")
         split = _layout.normalize_axis(split, array.ndim, "split")
         self._array = array
+        _compute.claim(array)
         self._distribution = _layout.Distribution.of_chunks(array.chunks, split, comm)
         # the rank of each chunk key and of every dndask-made task upstream of them
         self._task_ranks: dict = self._chunk_ranks()
@@ -230,6 +231,7 @@ class DNDarray(DistributedArray):
         distribution = _layout.Distribution.of_chunks(array.chunks, split, self._comm)
         upstream = {} if task_ranks is None else {**self._task_ranks, **task_ranks}
         self._array, self._distribution = array, distribution
+        _compute.claim(array)
         self._task_ranks = {**upstream, **self._chunk_ranks()}
         return self
 

@@ -24,7 +24,7 @@ import torch
 from conftest import holders, received_bytes
 
 import dndask as ht
-from dndask import _compat, _layout
+from dndask import _compat, _compute, _layout
 
 PACKAGE = Path(ht.__file__).parent
 QUERY_PLANNING = _compat.query_planning()  # `make test-dask-next` runs this file with it on
@@ -145,6 +145,35 @@ def test_linear_fusion_fuses_a_plain_task_and_leaves_an_alias():
     assert isinstance(alias, _compat.Alias)
     assert alias.target not in before and alias.target in graph
     np.testing.assert_array_equal(optimized.compute(scheduler="sync"), -np.arange(2))
+
+
+def test_array_optimizer_replaces_dask_array_optimization():
+    """dask arrays consult the ``array_optimize`` option: dndask's hook rests on it."""
+    x, before = _chain(_compat.Task)
+    seen = []
+
+    def mine(dsk, keys, **kwargs):
+        seen.append(list(keys))
+        return dsk
+
+    with _compat.array_optimizer(mine):
+        (optimized,) = dask.optimize(x)
+    assert seen and dict(optimized.__dask_graph__()).keys() >= before.keys()
+    (fused,) = dask.optimize(x)  # outside, dndask's installed hook: a plain graph still fuses
+    if not QUERY_PLANNING:
+        assert ("piece", 0) not in dict(fused.__dask_graph__())
+
+
+def test_install_array_optimizer_keeps_a_users_own_setting():
+    def users(dsk, keys, **kwargs):
+        return dsk
+
+    with dask.config.set(array_optimize=users):
+        assert _compat.install_array_optimizer(lambda dsk, keys, **kw: dsk) is False
+        assert dask.config.get("array_optimize") is users
+    # dndask's own is installed (importing dndask did it) and installing it again is a no-op
+    assert dask.config.get("array_optimize") is _compute.array_optimize
+    assert _compat.install_array_optimizer(_compute.array_optimize) is True
 
 
 @pytest.mark.xfail(

@@ -8,6 +8,7 @@ fails any test during which it warns; these are the cases that used to make it w
 from __future__ import annotations
 
 import dask
+import dask.array as da
 import numpy as np
 import pytest
 from conftest import _run_spec_watch
@@ -48,4 +49,27 @@ def test_an_intermediate_computed_alone_then_inside_a_chain(client, comm_of, n):
     np.testing.assert_allclose(both[1], np.sqrt(g + 1) * 2)
     (d,) = dask.compute(c)
     np.testing.assert_allclose(d, np.sqrt(g + 1) * 2)
+    assert _run_spec_watch.seen == []
+
+
+def test_dask_fuses_plain_graphs_but_not_one_built_on_a_dndarray(comm_of):
+    """Dask's own optimization (xarray's, ``dask.compute``'s) culls a DNDarray's graph unfused."""
+    plain = da.arange(6, chunks=3) + 1
+    (fused,) = dask.optimize(plain * 2)
+    assert plain.name not in {k[0] for k in dict(fused.__dask_graph__())}  # fused away
+    a = ht.arange(6, split=0, comm=comm_of(2))
+    on_a = (a.to_dask() + 1) * 2
+    (kept,) = dask.optimize(on_a)
+    names = {k[0] for k in dict(kept.__dask_graph__())}
+    assert a.to_dask().name in names and (a.to_dask() + 1).name in names
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_xarray_computes_a_graph_dndask_persisted_without_a_collision(comm_of, n):
+    g = np.arange(12.0).reshape(6, 2)
+    x = ht.array(g, split=0, comm=comm_of(n)).to_xarray(dims=("t", "c"))
+    y = (x * 2 + 1).mean("c")
+    b = y.dnd.to_dndarray().persist()  # y's keys, submitted by dndask
+    np.testing.assert_allclose(y.values, (g * 2 + 1).mean(1))  # the same keys, by xarray
+    np.testing.assert_allclose(b.numpy(), (g * 2 + 1).mean(1))
     assert _run_spec_watch.seen == []
