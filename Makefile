@@ -29,7 +29,7 @@ doctest: $(VENV)/.installed
 	DNDASK_WORKERS=4 DNDASK_PROGRESS=off $(PY) -m pytest --doctest-modules dndask -q -p no:cacheprovider
 
 pytest: $(VENV)/.installed
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider --durations=30
 
 test: lint doctest pytest
 

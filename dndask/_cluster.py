@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import sys
 import threading
+from collections.abc import Mapping, Sequence
 
 import distributed
 
@@ -93,7 +94,10 @@ def init(
     mpi : bool, optional
         Start the cluster inside this MPI job; ``None`` detects ``mpirun``.
     gpu : bool
-        One GPU per worker (MPI): ``CUDA_VISIBLE_DEVICES`` from the node-local rank.
+        GPU workers: each worker sees one GPU through ``CUDA_VISIBLE_DEVICES``
+        (under MPI from its node-local rank; on the embedded cluster the
+        machine's GPUs in turn, so ``n_workers`` above the GPU count share them),
+        runs one thread and never spills device chunks to disk.
     tls : bool
         Temporary TLS credentials, so only this job's processes can join
         (embedded and MPI clusters).
@@ -140,8 +144,7 @@ def init(
         mpi = launch is not None and launch.size > 1
     if mpi and n_workers is not None:
         raise ValueError("`n_workers` does not apply under MPI: the job's size sets the ranks")
-    if gpu and not mpi:
-        _require_local_gpu()  # before anything is shut down: a refused call changes nothing
+    gpus = _local_gpus() if gpu and not mpi else None  # a refused call changes nothing
     _recovery.lost_worker_timeout()  # likewise: a bad $DNDASK_LOST_WORKER_TIMEOUT starts nothing
     with _lock:
         shutdown()
@@ -154,11 +157,15 @@ def init(
             options = {"interface": interface or os.environ.get("DNDASK_INTERFACE") or None}
             client = _mpi.start(gpu=gpu, tls=tls, **options, **cluster_kwargs)
         else:
-            client, cluster = _start_local(n_workers, gpu, tls, cluster_kwargs)
+            client, cluster = _start_local(n_workers, gpus, tls, cluster_kwargs)
         _client, _cluster, _owns_client = client, cluster, True
         _in_mpi_job = bool(mpi)
         _recovery.ensure_keeper(client)  # covers a worker lost before the first compute
         return client
+
+
+# How long GPU workers, added after the cluster started, may take to join
+_START_TIMEOUT = 120
 
 
 class LoopbackCluster(NannyKeepingCluster):
@@ -175,26 +182,64 @@ class LoopbackCluster(NannyKeepingCluster):
     how long a rank waits for its replacement is dndask's own
     ``$DNDASK_LOST_WORKER_TIMEOUT``. (The override of SpecCluster's private
     method is :class:`dndask._compat.NannyKeepingCluster`.)
+
+    ``worker_env`` gives worker ``i`` (named ``i``) the environment variables
+    ``worker_env[i]`` on top of the cluster's (``CUDA_VISIBLE_DEVICES`` of a
+    GPU worker); such workers are added by :meth:`scale`, which asks
+    :meth:`new_worker_spec` for each.
     """
 
+    def __init__(self, *args, worker_env: Sequence[Mapping[str, str]] = (), **kwargs):
+        self._worker_env = [dict(env) for env in worker_env]
+        super().__init__(*args, **kwargs)
 
-def _start_local(n_workers, gpu: bool, tls: bool, cluster_kwargs: dict):
-    """The embedded loopback cluster (``gpu`` was refused earlier)."""
+    def new_worker_spec(self) -> dict:
+        spec = super().new_worker_spec()
+        for name, worker in spec.items():
+            if isinstance(name, int) and name < len(self._worker_env):
+                options = dict(worker.get("options", {}))
+                options["env"] = {**options.get("env", {}), **self._worker_env[name]}
+                spec[name] = {**worker, "options": options}
+        return spec
+
+
+def _start_local(n_workers, gpus: Sequence[str] | None, tls: bool, cluster_kwargs: dict):
+    """The embedded loopback cluster; with ``gpus``, GPU workers sharing them in turn.
+
+    A GPU worker sees one GPU (``CUDA_VISIBLE_DEVICES``, from
+    :func:`dndask._launch.share_gpus`), runs one thread, and never spills
+    to disk: device chunks stay on the device (memory target and spill off).
+    """
+    n_workers = n_workers or _default_workers()
     options = {
-        "n_workers": n_workers or _default_workers(),
+        "n_workers": n_workers,
         "threads_per_worker": 1,
         "processes": True,
         "host": "127.0.0.1",
         "dashboard_address": "127.0.0.1:0",
         "silence_logs": logging.WARNING,
     }
+    if gpus is not None:
+        envs = [{"CUDA_VISIBLE_DEVICES": g} for g in _launch.share_gpus(n_workers, gpus)]
+        options.update(
+            n_workers=0,  # added below, each with its GPU
+            worker_env=envs,
+            # the workers' own config: device memory must not be spilled to disk
+            config={
+                "distributed.worker.memory.target": False,
+                "distributed.worker.memory.spill": False,
+            },
+        )
     if tls:
         options.update(security=distributed.Security.temporary(), protocol="tls")
     options.update(cluster_kwargs)
     _refuse_in_spawned_child()
     try:
         cluster = LoopbackCluster(**options)
-    except RuntimeError as exc:
+        if gpus is not None:
+            cluster.scale(n_workers)
+            cluster.wait_for_workers(n_workers, timeout=_START_TIMEOUT)
+    except (RuntimeError, TimeoutError) as exc:
         raise RuntimeError(
             f"the embedded cluster failed to start ({exc}). If this runs from a script, "
             "put the script's code under `if __name__ == '__main__':` so that worker "
@@ -203,16 +248,16 @@ def _start_local(n_workers, gpu: bool, tls: bool, cluster_kwargs: dict):
     return distributed.Client(cluster, security=options.get("security")), cluster
 
 
-def _require_local_gpu() -> None:
-    """``gpu=True`` on the embedded cluster: a clear error where no GPU can be used."""
-    import torch
+def _local_gpus() -> list[str]:
+    """The GPUs the embedded cluster's workers may use; ValueError, from the driver, if none.
 
-    if not torch.cuda.is_available():
-        raise ValueError("`gpu=True` needs a CUDA GPU, but none is available on this machine")
-    raise NotImplementedError(
-        "`gpu=True` on the embedded cluster is not supported yet; launch with mpirun and "
-        "`ht.init(mpi=True, gpu=True)` for one GPU per worker"
-    )
+    Read from ``/dev/nvidia*`` and ``CUDA_VISIBLE_DEVICES``, without starting
+    CUDA in the driver (as under MPI).
+    """
+    gpus = _launch.visible_gpus(os.environ, _mpi.count_gpus())
+    if not gpus or _mpi.count_gpus() == 0:
+        raise ValueError("`gpu=True` needs a CUDA GPU, but none is visible on this machine")
+    return gpus
 
 
 def _refuse_in_task() -> None:

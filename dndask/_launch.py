@@ -121,6 +121,22 @@ def assign_gpus(node_ranks: Sequence[int], gpus: Sequence[str]) -> dict[int, str
     return {rank: gpus[i % len(gpus)] for i, rank in enumerate(workers)}
 
 
+def share_gpus(n_workers: int, gpus: Sequence[str]) -> list[str]:
+    """The GPU of each worker of the embedded cluster: the GPUs taken in turn.
+
+    One GPU per worker while there are enough; more workers share them
+    round-robin (two workers on one GPU, say, to overlap transfers).
+
+    >>> share_gpus(2, ["0", "1"])
+    ['0', '1']
+    >>> share_gpus(3, ["0"])
+    ['0', '0', '0']
+    """
+    if not gpus:
+        raise ValueError("`gpu=True` needs a CUDA GPU, but none is visible on this machine")
+    return [gpus[i % len(gpus)] for i in range(n_workers)]
+
+
 def check_world_size(size: int) -> None:
     """Refuse an MPI world too small for a scheduler, a client and a worker."""
     if size < MIN_WORLD_SIZE:

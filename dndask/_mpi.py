@@ -50,7 +50,7 @@ def _host(interface: str | None) -> str | None:
         return "127.0.0.1"
 
 
-def _count_gpus() -> int:
+def count_gpus() -> int:
     """GPUs this process could use, without initialising CUDA here."""
     devices = [d for d in os.listdir("/dev") if d.startswith("nvidia") and d[6:].isdigit()]
     return len(devices)
@@ -62,7 +62,7 @@ def _gpu_of_this_rank(world) -> str | None:
 
     node = world.Split_type(MPI.COMM_TYPE_SHARED)
     node_ranks = node.allgather(world.Get_rank())
-    gpus = _launch.visible_gpus(os.environ, _count_gpus())
+    gpus = _launch.visible_gpus(os.environ, count_gpus())
     try:
         table, error = _launch.assign_gpus(node_ranks, gpus), None
     except ValueError as exc:

@@ -13,7 +13,7 @@ import distributed
 import pytest
 
 import dndask as ht
-from dndask import _comm
+from dndask import _cluster, _comm, _launch, _mpi
 
 
 def test_embedded_cluster_listens_on_loopback_only(client):
@@ -316,13 +316,48 @@ def test_tls_cluster_refuses_strangers():
 
 
 def test_gpu_and_flag_checks(client):
-    import torch
-
-    if not torch.cuda.is_available():
-        with pytest.raises(ValueError, match="`gpu=True` needs a CUDA GPU, but none is available"):
+    if _mpi.count_gpus() == 0:
+        with pytest.raises(ValueError, match="`gpu=True` needs a CUDA GPU, but none is visible"):
             ht.init(2, gpu=True)
     with pytest.raises(TypeError, match="`tls` must be a bool, got str"):
         ht.init(tls="yes")
     with pytest.raises(ValueError, match="only apply to a cluster dndask starts"):
         ht.init(address="tcp://127.0.0.1:1", tls=True)
     assert client.status == "running"
+
+
+def test_embedded_gpu_workers_see_their_gpu_and_never_spill():
+    """``init(gpu=True)``'s plumbing without a GPU: each nanny gets its ``CUDA_VISIBLE_DEVICES``.
+
+    Nothing here starts CUDA; with a real GPU, bench/gpu_check.py runs the same cluster.
+    """
+    client, cluster = _cluster._start_local(3, ["4", "7"], False, {})
+    try:
+
+        def seen(dask_worker):
+            memory = dask_worker.memory_manager
+            return (
+                os.environ.get("CUDA_VISIBLE_DEVICES"),
+                dask_worker.state.nthreads,
+                memory.memory_spill_fraction,
+                memory.memory_target_fraction,
+            )
+
+        workers = client.scheduler_info()["workers"]
+        by_name = {info["name"]: address for address, info in workers.items()}
+        found = client.run(seen)
+        table = {name: found[address] for name, address in by_name.items()}
+        assert table == {
+            0: ("4", 1, False, False),
+            1: ("7", 1, False, False),
+            2: ("4", 1, False, False),
+        }
+    finally:
+        client.close()
+        cluster.close()
+
+
+def test_gpu_workers_need_a_visible_gpu():
+    assert _launch.share_gpus(4, ["0", "1"]) == ["0", "1", "0", "1"]
+    with pytest.raises(ValueError, match="`gpu=True` needs a CUDA GPU, but none is visible"):
+        _launch.share_gpus(2, [])
