@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 # The CPU build of torch: a plain `torch` requirement would pull a multi-GB CUDA build.
 TORCH ?= torch==2.13.0
 
-.PHONY: demo test test-fast lint doctest pytest clean
+.PHONY: demo test test-fast lint doctest pytest clean gpu-wheels
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,18 @@ test-fast: lint
 
 clean:
 	rm -rf $(VENV) $(DASK_NEXT_VENV) .pytest_cache .ruff_cache
+
+# The wheels the GPU machine lacks (Python 3.12, no network there), at the versions of this
+# venv, into the ignored .whl/ (docs/gpu.md has the one command that installs and runs them).
+GPU_WHEELS ?= .whl
+GPU_PACKAGES ?= dask distributed tornado zict tblib partd locket mpich mpi4py
+gpu-wheels: $(VENV)/.installed
+	mkdir -p $(GPU_WHEELS)
+	$(PY) -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
+		--implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+		--platform manylinux2014_x86_64 -d $(GPU_WHEELS) $$($(PY) -c "import importlib.metadata \
+		as m; print(' '.join(p + '==' + m.version(p) for p in '$(GPU_PACKAGES)'.split()))")
+	ls -l $(GPU_WHEELS)
 
 # dndask, dask and Heat (installed in bench/.heat-venv on first use) side by side;
 # writes docs/performance.md and its plot. BENCH_ARGS=--quick is a smoke run.
