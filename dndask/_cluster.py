@@ -16,7 +16,7 @@ import threading
 
 import distributed
 
-from . import _launch, _mpi, _recovery
+from . import _launch, _mpi, _recovery, _torch
 from ._compat import NannyKeepingCluster
 
 __all__ = ["current_client", "init", "on_shutdown", "shutdown"]
@@ -205,9 +205,7 @@ def _start_local(n_workers, gpu: bool, tls: bool, cluster_kwargs: dict):
 
 def _require_local_gpu() -> None:
     """``gpu=True`` on the embedded cluster: a clear error where no GPU can be used."""
-    import torch
-
-    if not torch.cuda.is_available():
+    if not _torch.torch().cuda.is_available():
         raise ValueError("`gpu=True` needs a CUDA GPU, but none is available on this machine")
     raise NotImplementedError(
         "`gpu=True` on the embedded cluster is not supported yet; launch with mpirun and "
