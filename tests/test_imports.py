@@ -226,6 +226,7 @@ def test_the_array_core_imports_only_lower_layers():
         "dndask._repr",
         "dndask._torch",
         "dndask._types",
+        "dndask._worker_logs",
         "dndask._xp",
     }
 
