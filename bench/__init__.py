@@ -15,4 +15,6 @@ Modules:
 - :mod:`bench.floor`: measured copy bandwidth and the physical floor of each case;
 - :mod:`bench.scaling`: graph size and build time at thousands of ranks (nothing runs);
 - :mod:`bench.report`: the tables, ``docs/performance.md`` and the plot.
+- :mod:`bench.weight`: ``import dndask`` time and per-worker memory beside plain Dask
+  (``python -m bench.weight``; its own section of ``docs/performance.md``).
 """

@@ -3,7 +3,8 @@
 Importing the package attaches DNDarray's methods (:mod:`dndask._methods`) and registers
 the numpy functions it implements (:mod:`dndask._numpy_functions`); the elementwise
 functions come from the operation table (:mod:`dndask._optable`). ``__all__`` is written
-out; a test checks it against the table.
+out; a test checks it against the table. torch is imported on first use only
+(:mod:`dndask._torch`): ``LshapeMap`` is made when first asked for.
 
 >>> import dndask as ht
 >>> a = ht.zeros((7, 4, 3), split=0)
@@ -11,10 +12,10 @@ out; a test checks it against the table.
 (0, (7, 4, 3))
 """
 
-from . import _methods, _numpy_functions, array_api, linalg, random  # noqa: F401 (registration)
+from . import _methods, _numpy_functions, _torch, array_api, linalg, random  # noqa: F401 (registration)
 from ._cluster import current_client, init, shutdown
 from ._comm import Comm, get_comm, use_comm
-from ._dndarray import DNDarray, LshapeMap
+from ._dndarray import DNDarray
 from ._elementwise import FUNCTIONS as _TABLE_FUNCTIONS
 from ._elementwise import allclose, clip, isclose, nan_to_num, round
 from ._factories import (
@@ -405,3 +406,10 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``ht.LshapeMap``, the torch tensor class, made (importing torch) on first access."""
+    if name == "LshapeMap":
+        return _torch.LshapeMap
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,41 +17,21 @@ final class to be defined above the operations, while the operations construct i
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import dask.array as da
 import numpy as np
-import torch
 from dask.array.utils import meta_from_array
 
-from . import _comm, _compute, _display, _distribution, _layout, _types, _xp
+from . import _comm, _compute, _display, _distribution, _layout, _torch, _types, _xp
 from ._abc import DistributedArray
 from ._comm import Comm
 from ._compat import new_array
 from ._graph import block_index
-from ._torch import to_torch
 from ._xp import Device
 
-
-class LshapeMap(torch.Tensor):
-    """The ``(size, ndim)`` int64 table of local shapes: a torch tensor with ``copy()``.
-
-    Heat users call torch methods on it; the seed notebook also calls ``.copy()``.
-
-    >>> m = LshapeMap.of(np.array([[2, 4], [1, 4]]))
-    >>> m.copy()[:, 0].tolist()
-    [2, 1]
-    """
-
-    @staticmethod
-    def of(table: np.ndarray) -> LshapeMap:
-        return torch.from_numpy(np.ascontiguousarray(table, dtype=np.int64)).as_subclass(LshapeMap)
-
-    def copy(self) -> LshapeMap:
-        """A copy that can be edited freely (same as ``clone()``)."""
-        return self.clone()
-
-    def __repr__(self, *, tensor_contents=None) -> str:
-        return repr(self.as_subclass(torch.Tensor))
+if TYPE_CHECKING:
+    import torch
 
 
 class DNDarray(DistributedArray):
@@ -155,9 +135,12 @@ class DNDarray(DistributedArray):
         return self._distribution.counts
 
     @property
-    def lshape_map(self) -> LshapeMap:
-        """A fresh ``(size, ndim)`` int64 tensor of every rank's local shape (no communication)."""
-        return LshapeMap.of(self._distribution.lshape_map(self.shape))
+    def lshape_map(self) -> torch.Tensor:
+        """A fresh ``(size, ndim)`` int64 tensor of every rank's local shape (no communication).
+
+        An ``LshapeMap`` (a ``torch.Tensor`` with ``copy()``); the first call imports torch.
+        """
+        return _torch.lshape_map(self._distribution.lshape_map(self.shape))
 
     @property
     def lshape(self) -> tuple[int, ...]:
@@ -210,7 +193,7 @@ class DNDarray(DistributedArray):
         block = self._array
         if self.ndim:  # a 0-d array is its own single block (dask has no blocks[()])
             block = block.blocks[block_index(self._split, self.ndim, 0)]
-        return to_torch(_compute.compute(block, self._comm.client, {}))
+        return _torch.to_torch(_compute.compute(block, self._comm.client, {}))
 
     def _chunk_ranks(self) -> dict:
         """The rank of each chunk key (``_task_ranks`` adds the tasks upstream of them).

@@ -8,12 +8,10 @@ from collections.abc import Callable
 
 import dask.array as da
 import numpy as np
-import torch
 
-from . import _comm, _graph, _layout, _per_rank, _types, _xp
+from . import _comm, _graph, _layout, _per_rank, _torch, _types, _xp
 from ._dndarray import DNDarray
 from ._dndarray import from_dask as _wrap_dask
-from ._torch import from_torch
 
 sanitize_comm = _comm.sanitize_comm
 
@@ -234,13 +232,13 @@ def eye(shape, dtype=_types.float32, split=None, comm=None, device=None) -> DNDa
 
 # ----------------------------------------------------------------------- array
 def _is_piece(value) -> bool:
-    return isinstance(value, (np.ndarray, torch.Tensor, da.Array, DNDarray))
+    return isinstance(value, (np.ndarray, da.Array, DNDarray)) or _torch.is_tensor(value)
 
 
 def _to_numpy(obj, dtype, copy) -> np.ndarray:
     """Convert in-memory data, inferring Heat's dtypes for Python objects."""
-    if isinstance(obj, torch.Tensor):
-        values = from_torch(obj)
+    if _torch.is_tensor(obj):
+        values = _torch.from_torch(obj)
         native = True
     elif isinstance(obj, np.ndarray):
         values, native = obj, True

@@ -25,6 +25,8 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
+from . import _torch
+
 Shape = tuple[int, ...]
 Counts = tuple[int, ...]
 
@@ -365,11 +367,8 @@ def _as_int_table(value: object, name: str) -> np.ndarray:
 
     Python ints: a sum or an entry never wraps (``2**64 - 1`` in a uint64 map stays itself).
     """
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is a hard dependency
-        torch = None
-    if torch is not None and isinstance(value, torch.Tensor):
+    if _torch.is_tensor(value):
+        torch = _torch.torch()  # loaded already: ``value`` is a tensor
         if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
             raise TypeError(f"`{name}` must have an integer dtype, got {value.dtype}")
         if value.layout != torch.strided:

@@ -15,11 +15,9 @@ from collections.abc import Callable
 
 import dask.array as da
 import numpy as np
-import torch
 from dask.base import tokenize
 
-from . import _distribution, _dndarray, _layout, _scan, _types
-from ._torch import from_torch
+from . import _distribution, _dndarray, _layout, _scan, _torch, _types
 
 
 def _describe(x) -> str:
@@ -104,8 +102,8 @@ def align(values: tuple, name: str):
     split, counts = result_layout(dnds, out_shape)
     out, parents = [], []
     for v in values:
-        if isinstance(v, torch.Tensor):
-            v = from_torch(v)
+        if _torch.is_tensor(v):
+            v = _torch.from_torch(v)
         if isinstance(v, da.Array):
             v = _conform_dask(v, out_shape, split, counts, comm)
         if isinstance(v, _dndarray.DNDarray):
@@ -174,7 +172,7 @@ def _one_row_split(fn: Callable, arrays: list, split: int, wrong: da.Array) -> d
 def _dtype_of(value) -> str:
     if isinstance(value, (_dndarray.DNDarray, np.ndarray)):
         return str(value.dtype)
-    if isinstance(value, torch.Tensor):
+    if _torch.is_tensor(value):
         return str(value.dtype).removeprefix("torch.")
     return type(value).__name__
 
@@ -209,8 +207,10 @@ def into(out, result: _dndarray.DNDarray, name: str) -> _dndarray.DNDarray:
 def binary(op: Callable, left, right) -> _dndarray.DNDarray:
     """A binary operator; NotImplemented for operands dndask does not handle."""
     for v in (left, right):
-        if not isinstance(v, (_dndarray.DNDarray, np.ndarray, torch.Tensor, da.Array)) and not (
-            _types.is_scalar(v)
+        if not (
+            isinstance(v, (_dndarray.DNDarray, np.ndarray, da.Array))
+            or _torch.is_tensor(v)
+            or _types.is_scalar(v)
         ):
             return NotImplemented
     return elementwise(op, left, right, name=op.__name__)

@@ -14,7 +14,7 @@ import distributed
 import numpy as np
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _comm, _compute, _distribution, _dndarray, _layout, _recovery
+from . import _comm, _compute, _distribution, _dndarray, _layout, _recovery, _worker_logs
 from ._compat import new_array
 from ._graph import block_index, meta_of
 from ._torch import as_numpy_chunk, to_torch
@@ -104,6 +104,7 @@ def _submit_each(
     """
     client = comm.client
     _recovery.ensure_keeper(client)  # a lost rank fails its tasks instead of hanging them
+    _worker_logs.quiet_user_errors(client)  # their errors are raised here, not logged there
     token = uuid.uuid4().hex[:12]
     futures = [
         client.submit(

@@ -36,6 +36,7 @@ from ._compat import (
     unrunnable,
     worker_restrictions,
 )
+from ._worker_logs import SPMD_TASK_PREFIXES
 
 __all__ = [
     "RankKeeper",
@@ -52,7 +53,7 @@ _GRACE_ENV = "DNDASK_LOST_WORKER_TIMEOUT"
 _GRACE_DEFAULT = 60.0
 # Key prefixes of per-rank (SPMD) work (see ``_per_rank._submit_each``). Its
 # function may depend on the worker it ran on, so it is never rerun elsewhere.
-_RANK_BOUND = ("per-rank-", "as-chunk-", "map-local-", "describe-")
+_RANK_BOUND = SPMD_TASK_PREFIXES
 _LOST = " is lost: "  # marks dndask's lost-worker errors
 
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import builtins
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
+
+from . import _torch
+
+if TYPE_CHECKING:
+    import torch
 
 bool_ = np.dtype("bool")
 uint8 = np.dtype("uint8")
@@ -20,20 +25,23 @@ float64 = np.dtype("float64")
 complex64 = np.dtype("complex64")
 complex128 = np.dtype("complex128")
 
+# torch's dtypes by name (``str(torch.int32)`` is "torch.int32"): torch is not imported here
 _TORCH_TO_NUMPY = {
-    torch.bool: bool_,
-    torch.uint8: uint8,
-    torch.int8: int8,
-    torch.int16: int16,
-    torch.int32: int32,
-    torch.int64: int64,
-    torch.float16: float16,
-    torch.float32: float32,
-    torch.float64: float64,
-    torch.complex64: complex64,
-    torch.complex128: complex128,
+    dtype.name: dtype
+    for dtype in (
+        bool_,
+        uint8,
+        int8,
+        int16,
+        int32,
+        int64,
+        float16,
+        float32,
+        float64,
+        complex64,
+        complex128,
+    )
 }
-_NUMPY_TO_TORCH = {v: k for k, v in _TORCH_TO_NUMPY.items()}
 
 # Heat's defaults for Python's own types: floats are single precision.
 _PYTHON_TYPES = {
@@ -51,12 +59,12 @@ def canonical_dtype(dtype: object, name: str = "dtype") -> np.dtype:
 
     >>> canonical_dtype(float)
     dtype('float32')
-    >>> canonical_dtype(torch.int32)
+    >>> canonical_dtype(_torch.torch().int32)
     dtype('int32')
     """
-    if isinstance(dtype, torch.dtype):
+    if _torch.is_dtype(dtype):
         try:
-            return _TORCH_TO_NUMPY[dtype]
+            return _TORCH_TO_NUMPY[str(dtype).removeprefix("torch.")]
         except KeyError:
             raise TypeError(f"`{name}` {dtype} has no numpy equivalent") from None
     if isinstance(dtype, type) and dtype in _PYTHON_TYPES:
@@ -71,15 +79,15 @@ def canonical_dtype(dtype: object, name: str = "dtype") -> np.dtype:
 
 
 def to_torch_dtype(dtype: np.dtype) -> torch.dtype:
-    """The torch dtype of a numpy dtype.
+    """The torch dtype of a numpy dtype (imports torch).
 
     >>> to_torch_dtype(float32)
     torch.float32
     """
-    try:
-        return _NUMPY_TO_TORCH[np.dtype(dtype)]
-    except KeyError:
-        raise TypeError(f"`dtype` {dtype} has no torch equivalent") from None
+    name = np.dtype(dtype).name
+    if name not in _TORCH_TO_NUMPY:
+        raise TypeError(f"`dtype` {dtype} has no torch equivalent")
+    return getattr(_torch.torch(), name)
 
 
 def heat_name(dtype: np.dtype) -> str:
@@ -94,9 +102,9 @@ def heat_name(dtype: np.dtype) -> str:
 def is_scalar(value: object) -> bool:
     """Whether ``value`` is a Python, numpy or 0-d torch scalar.
 
-    >>> is_scalar(2.5), is_scalar(np.int8(1)), is_scalar(torch.tensor(1)), is_scalar([1])
+    >>> is_scalar(2.5), is_scalar(np.int8(1)), is_scalar(_torch.torch().tensor(1)), is_scalar([1])
     (True, True, True, False)
     """
-    if isinstance(value, torch.Tensor):
+    if _torch.is_tensor(value):
         return value.ndim == 0
     return isinstance(value, (numbers.Number, np.generic))

@@ -20,13 +20,15 @@ from __future__ import annotations
 import collections
 import threading
 from collections.abc import Hashable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import dask.array as da
 import numpy as np
-import torch
 
-from . import _comm, _dndarray, _layout, _per_rank
+from . import _comm, _dndarray, _layout, _per_rank, _torch
+
+if TYPE_CHECKING:
+    import torch
 
 _REGISTRY_SIZE = 1024
 
@@ -402,7 +404,7 @@ class DatasetAccessor:
                     f"`target_map` must hold {target.shape[0]} counts (one per rank), "
                     f"got {len(counts)}"
                 )
-            target[:, var.dims.index(dim)] = torch.tensor(counts)
+            target[:, var.dims.index(dim)] = _torch.torch().tensor(counts)
             return var.dnd.redistribute(target)
 
         return self._each(change)
@@ -420,7 +422,7 @@ class DatasetAccessor:
 
 def _as_counts(value) -> list[int]:
     """A Dataset's ``target_map``: one non-negative int per rank."""
-    if isinstance(value, (torch.Tensor, np.ndarray)):
+    if isinstance(value, np.ndarray) or _torch.is_tensor(value):
         value = value.tolist()
     if not isinstance(value, (list, tuple)) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in value

@@ -22,7 +22,7 @@ if str(ROOT) not in sys.path:  # `bench` lives next to `tests`; workers inherit 
     sys.path.insert(0, str(ROOT))
 
 from bench import __main__ as cli  # noqa: E402
-from bench import floor, heat_venv, report, scaling, workloads  # noqa: E402
+from bench import floor, heat_venv, report, scaling, weight, workloads  # noqa: E402
 from bench.systems import Result, Sample  # noqa: E402
 
 MIB = 1 << 20
@@ -250,3 +250,54 @@ def test_quick_case_runs_dndask_and_dask(client, comm_of):
         quick=True,
     )
     assert "redistribute_ balanced → skewed | 0.5 |" in report.console(rep)
+
+
+# --- weight: import time and worker memory (pure parts) ---------------------------------------
+
+
+def _weight_run(dndask_s: float, torch_workers: int, dndask_mib: float) -> dict:
+    def workers(mib, torch):
+        state = {"mib": [mib] * 4, "mean_mib": mib, "torch_workers": torch, "workers": 4}
+        return {"idle": state, "after": state}
+
+    imports = {
+        "dndask": {"best": dndask_s, "median": dndask_s + 0.5, "torch": torch_workers > 0},
+        "dask": {"best": 1.0, "median": 1.25, "torch": False},
+        "torch": {"best": 2.0, "median": 2.5, "torch": True},
+    }
+    return {
+        "date": "2026-12-05 06:00 UTC",
+        "repeats": 5,
+        "workers": 4,
+        "load": [3.0, 4.0],
+        "imports": imports,
+        "dndask": workers(dndask_mib, torch_workers),
+        "dask": workers(110.0, 0),
+    }
+
+
+def test_weight_section_shows_both_runs_and_the_differences():
+    text = weight.section(_weight_run(1.25, 0, 115.0), _weight_run(4.5, 4, 293.0), "before (abc)")
+    rows = [line for line in text.splitlines() if line.startswith("| before") or "| now" in line]
+    assert rows[0].startswith(
+        "| before (abc), 2026-12-05 06:00 UTC | 3.0 to 4.0 | 4.50 (5.00) | yes"
+    )
+    assert "| 293 · 293 | yes (4 of 4) | 110 · 110 |" in rows[0]
+    assert rows[1].startswith("| now, 2026-12-05 06:00 UTC | 3.0 to 4.0 | 1.25 (1.75) | no")
+    assert "| 115 · 115 | no | 110 · 110 |" in rows[1]
+    assert "- before (abc): `import dndask` takes +3.50 s" in text
+    assert "- now: `import dndask` takes +0.25 s" in text and "holds +5 MiB" in text
+    assert "about 178 MiB" in text
+
+
+def test_weight_section_replaces_its_own_part_of_the_page(tmp_path):
+    doc = tmp_path / "performance.md"
+    doc.write_text("# Performance\n\n## Sorting\n\nx\n\n## Reading the numbers\n\ny\n")
+    weight.write(doc, "## Weight\n\nfirst\n")
+    assert doc.read_text() == (
+        "# Performance\n\n## Sorting\n\nx\n\n## Weight\n\nfirst\n\n## Reading the numbers\n\ny\n"
+    )
+    weight.write(doc, "## Weight\n\nsecond\n")
+    assert "first" not in doc.read_text()
+    assert doc.read_text().count("## Weight") == 1
+    assert doc.read_text().index("second") < doc.read_text().index("## Reading the numbers")

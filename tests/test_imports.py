@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "dndask"
@@ -223,5 +226,101 @@ def test_the_array_core_imports_only_lower_layers():
         "dndask._repr",
         "dndask._torch",
         "dndask._types",
+        "dndask._worker_logs",
         "dndask._xp",
     }
+
+
+# ------------------------------------------------------------------ torch, lazily
+# torch costs seconds and some 200 MiB per process: dndask imports it in one place only,
+# the lazy loader ``dndask._torch.torch()``; every other module asks that one.
+TORCH_LOADER = ("dndask/_torch.py", "torch")
+
+
+def torch_imports(path: Path) -> list[tuple[int, str | None]]:
+    """``(line, enclosing function or None)`` of every executed ``import torch`` in a file.
+
+    ``import torch``, ``import torch.x`` and ``from torch... import`` count; those under
+    ``if TYPE_CHECKING:`` (annotations only) do not.
+    """
+    tree = ast.parse(path.read_text(), str(path))
+    found = []
+
+    def is_torch(name: str | None) -> bool:
+        return name is not None and (name == "torch" or name.startswith("torch."))
+
+    def visit(node: ast.AST, function: str | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child.test):
+                for other in child.orelse:
+                    visit(ast.Module(body=[other], type_ignores=[]), function)
+                continue
+            names = []
+            if isinstance(child, ast.Import):
+                names = [alias.name for alias in child.names]
+            elif isinstance(child, ast.ImportFrom) and child.level == 0:
+                names = [child.module]
+            if any(is_torch(name) for name in names):
+                found.append((child.lineno, function))
+            inner = function
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inner = child.name
+            elif isinstance(child, ast.Lambda):
+                inner = "<lambda>"
+            visit(child, inner)
+
+    visit(tree, None)
+    return found
+
+
+def test_torch_is_imported_only_by_the_lazy_loader():
+    places = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).as_posix()
+        places += [(rel, function, line) for line, function in torch_imports(path)]
+    loader = [p for p in places if p[:2] == TORCH_LOADER]
+    others = [f"{rel}:{line} (in {function or 'the module'})" for rel, function, line in places]
+    others = [o for o, p in zip(others, places, strict=True) if p[:2] != TORCH_LOADER]
+    assert not others, "torch imported outside dndask._torch.torch(): " + "; ".join(others)
+    assert len(loader) == 1, loader  # the loader itself is found
+
+
+def test_the_torch_checker_sees_every_kind_of_import(tmp_path):
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "import torch\n"
+        "if TYPE_CHECKING:\n"
+        "    import torch.nn\n"
+        "else:\n"
+        "    from torch import nn\n"
+        "def f():\n"
+        "    import torch.linalg as tl\n"
+        "class C:\n"
+        "    def g(self):\n"
+        "        from torch.nn import functional\n"
+        "import torchvision\n"
+        "from . import torch_like\n"
+    )
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    assert torch_imports(path) == [(2, None), (6, None), (8, "f"), (11, "g")]
+
+
+def _fresh_python(code: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "DNDASK_PROGRESS": "off", "PYTHONPATH": str(PACKAGE.parent)}
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=240, env=env
+    )
+
+
+def test_import_dndask_does_not_import_torch():
+    code = (
+        "import sys\n"
+        "import dndask, dndask.heat, dndask.array_api, dndask.linalg, dndask.random\n"
+        "print('torch' in sys.modules)\n"
+        "dndask.LshapeMap\n"  # the torch-returning name loads it when asked for
+        "print('torch' in sys.modules)\n"
+    )
+    result = _fresh_python(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "True"]

@@ -37,10 +37,9 @@ import numbers
 from typing import Any, NamedTuple
 
 import numpy as np
-import torch
 
+from .. import _torch
 from .._abc import DistributedArray
-from .._torch import from_torch
 
 # Stands for the mask in a local key; the task receives the mask piece separately.
 MASK = "<mask>"
@@ -145,8 +144,8 @@ def leaf(obj: object):
         if obj.dtype.kind == "b" and obj.ndim == 0:
             raise NotImplementedError(_SCALAR_BOOL)
         return obj
-    if isinstance(obj, torch.Tensor):
-        return _array_leaf(from_torch(obj), obj)
+    if _torch.is_tensor(obj):
+        return _array_leaf(_torch.from_torch(obj), obj)
     if isinstance(obj, (np.ndarray, list, tuple)):
         try:
             arr = np.asarray(obj)

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import dask.array as da
 import numpy as np
-import torch
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
+from .. import _torch
 from .._compat import Alias, Task, TaskRef, new_array
 from .._graph import block_index, chunk_key
-from .._torch import from_torch
 from ._graph import fetch_into, no_mask
 from ._keys import Key, is_dnd, local_key, the_mask
 from ._plan import plan_fetch, result_layout
@@ -49,7 +48,7 @@ def _value(value, dtype: np.dtype):
             except OverflowError:
                 raise ValueError(f"`value` {value!r} is out of bounds for {dtype}") from None
     else:
-        value = from_torch(value) if isinstance(value, torch.Tensor) else np.asarray(value)
+        value = _torch.from_torch(value) if _torch.is_tensor(value) else np.asarray(value)
         if value.dtype.kind not in "biufc":
             raise TypeError(f"`value` must be numeric or boolean, got dtype {value.dtype}")
         vdtype = value.dtype

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import torch
 
 from .. import _dndarray, _per_rank, _torch
 
@@ -29,7 +28,7 @@ def _comm_of(values: Sequence, names: Sequence[str], fname: str):
     for value, name in zip(values, names, strict=True):
         if isinstance(value, _dndarray.DNDarray):
             dnds.append(value)
-        elif isinstance(value, torch.Tensor):
+        elif _torch.is_tensor(value):
             _check_numeric(_torch.from_torch(value), name)
         elif isinstance(value, np.ndarray):
             _check_numeric(value, name)
@@ -53,7 +52,7 @@ def _as_dndarray(value, comm) -> _dndarray.DNDarray:
     """A numpy/torch operand sent from the driver to rank 0 (an unsplit DNDarray)."""
     if isinstance(value, _dndarray.DNDarray):
         return value
-    if isinstance(value, torch.Tensor):
+    if _torch.is_tensor(value):
         value = _torch.from_torch(value)
     return _per_rank.scatter(np.asarray(value), None, comm)
 

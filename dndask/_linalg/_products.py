@@ -13,9 +13,8 @@ import numbers
 import operator
 
 import numpy as np
-import torch
 
-from .. import _dndarray, _layout, _ops
+from .. import _dndarray, _layout, _ops, _torch
 from .._manipulation._axes import expand_dims as _expand_dims
 from ._build import _product
 from ._checks import _describe, _operands
@@ -148,7 +147,7 @@ def dot(a, b, out=None):
 
 
 def _is_scalar_like(value) -> bool:
-    if isinstance(value, (_dndarray.DNDarray, np.ndarray, torch.Tensor)):
+    if isinstance(value, (_dndarray.DNDarray, np.ndarray)) or _torch.is_tensor(value):
         return value.ndim == 0
     return isinstance(value, (numbers.Number, np.generic))
 

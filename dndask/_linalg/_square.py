@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import dask.array as da
 import numpy as np
-import torch
 
-from .. import _dndarray, _elementwise, _layout, _reductions
+from .. import _dndarray, _elementwise, _layout, _reductions, _torch
 from .._manipulation import diagonal, flatten, stack
-from .._torch import to_torch
 
 
 def _check_square(a, name: str) -> None:
@@ -34,8 +32,9 @@ def _float(a):
     return a if a.dtype.kind in "fc" else a.astype(np.float32)
 
 
-def _per_matrix(a, fn, name: str, out_shape, dtype):
-    """``fn`` (torch, on a stack of matrices) on each chunk, after gathering the matrix axes."""
+def _per_matrix(a, name: str, out_shape, dtype):
+    """``torch.linalg.<name>`` (on a stack of matrices) on each chunk, after gathering the
+    matrix axes; torch is imported where the chunks are, when the task runs."""
     x = a.to_dask()
     split = a.split
     batch = a.ndim - 2
@@ -44,7 +43,7 @@ def _per_matrix(a, fn, name: str, out_shape, dtype):
     kept = len(out_shape) - batch  # matrix axes the result keeps
 
     def local(block):
-        return fn(to_torch(block)).numpy()
+        return getattr(_torch.torch().linalg, name)(_torch.to_torch(block)).numpy()
 
     chunks = x.chunks[:batch] + tuple((n,) for n in out_shape[batch:])
     out = x.map_blocks(
@@ -68,7 +67,7 @@ def inv(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
     """
     _check_square(a, "inv")
     a = _float(a)
-    return _per_matrix(a, torch.linalg.inv, "inv", a.shape, a.to_dask().dtype)
+    return _per_matrix(a, "inv", a.shape, a.to_dask().dtype)
 
 
 def det(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
@@ -80,7 +79,7 @@ def det(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
     """
     _check_square(a, "det")
     a = _float(a)
-    return _per_matrix(a, torch.linalg.det, "det", a.shape[:-2], a.to_dask().dtype)
+    return _per_matrix(a, "det", a.shape[:-2], a.to_dask().dtype)
 
 
 def matrix_exp(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
@@ -92,7 +91,7 @@ def matrix_exp(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
     """
     _check_square(a, "matrix_exp")
     a = _float(a)
-    return _per_matrix(a, torch.linalg.matrix_exp, "matrix_exp", a.shape, a.to_dask().dtype)
+    return _per_matrix(a, "matrix_exp", a.shape, a.to_dask().dtype)
 
 
 def solve(a: _dndarray.DNDarray, b) -> _dndarray.DNDarray:
@@ -117,7 +116,7 @@ def solve(a: _dndarray.DNDarray, b) -> _dndarray.DNDarray:
     B = b.to_dask().astype(dtype).rechunk(-1)  # noqa: N806
 
     def local(ma, mb):
-        return torch.linalg.solve(to_torch(ma), to_torch(mb)).numpy()
+        return _torch.torch().linalg.solve(_torch.to_torch(ma), _torch.to_torch(mb)).numpy()
 
     columns = B if b.ndim == 2 else B[:, None]
     out = da.map_blocks(

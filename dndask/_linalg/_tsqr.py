@@ -17,10 +17,9 @@ from typing import NamedTuple
 
 import dask.array as da
 import numpy as np
-import torch
 from dask.base import tokenize
 
-from .. import _dndarray, _graph
+from .. import _dndarray, _graph, _torch
 from .._compat import List, SliceTask, Task, TaskRef
 from ._build import _wrap, _zeros
 from ._checks import _check_array, _check_bool, _describe, _norm_dtype, _real_float
@@ -92,6 +91,7 @@ def _lapack_qr(block: np.ndarray, mode: str) -> tuple:
         # torch warns on read-only memory, refuses negative strides, and its complex
         # kernels crash on buffers a transfer leaves aligned to 8 bytes only
         block = np.array(block)
+    torch = _torch.torch()
     q, r = torch.linalg.qr(torch.from_numpy(block), mode=mode)
     return (None if mode == "r" else q.numpy()), r.numpy()
 

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 import dask.array as da
 import numpy as np
-import torch
 
 from .. import _dndarray, _layout, _torch
 from .._distribution import relayout
@@ -45,8 +44,8 @@ def _operands(arrays, name: str) -> list[_dndarray.DNDarray]:
                     f"and {v.comm!r} at {i}"
                 )
             out.append(v)
-        elif isinstance(v, (np.ndarray, torch.Tensor)):
-            values = _torch.from_torch(v) if isinstance(v, torch.Tensor) else v
+        elif isinstance(v, np.ndarray) or _torch.is_tensor(v):
+            values = _torch.from_torch(v) if _torch.is_tensor(v) else v
             x = da.from_array(values, chunks=tuple(max(s, 1) for s in values.shape))
             out.append(_dndarray.from_dask(x, None, comm))
         else:

@@ -9,7 +9,6 @@ each rank receives its copies' rows as slices of the source chunks
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from .. import _dndarray, _layout, _torch
 from . import _checks, _graph, _plan
@@ -26,7 +25,7 @@ def _repeats(repeats):
         return value
     if isinstance(repeats, _dndarray.DNDarray):
         repeats = repeats.numpy()
-    elif isinstance(repeats, torch.Tensor):
+    elif _torch.is_tensor(repeats):
         repeats = _torch.from_torch(repeats)
     elif not isinstance(repeats, (np.ndarray, list, tuple)):
         raise TypeError(

@@ -9,9 +9,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import torch
 
-from .. import _dndarray, _factories, _types
+from .. import _dndarray, _factories, _torch, _types
 
 
 def check_array(a, fn: str, name: str = "a") -> _dndarray.DNDarray:
@@ -47,7 +46,7 @@ def to_numpy(value, name: str) -> np.ndarray:
     """A small operand (``q``, bin edges, in-memory weights) as a numpy array."""
     if isinstance(value, _dndarray.DNDarray):
         return value.numpy()
-    if isinstance(value, torch.Tensor):
+    if _torch.is_tensor(value):
         return value.detach().cpu().numpy()
     try:
         out = np.asarray(value)
@@ -59,7 +58,7 @@ def to_numpy(value, name: str) -> np.ndarray:
 
 
 def shape_of(value) -> tuple[int, ...]:
-    if isinstance(value, (_dndarray.DNDarray, torch.Tensor)):
+    if isinstance(value, _dndarray.DNDarray) or _torch.is_tensor(value):
         return tuple(value.shape)
     return np.shape(value)
 
@@ -67,7 +66,7 @@ def shape_of(value) -> tuple[int, ...]:
 def dtype_of(value) -> np.dtype:
     if isinstance(value, _dndarray.DNDarray):
         return value.dtype
-    if isinstance(value, torch.Tensor):
+    if _torch.is_tensor(value):
         return _types.canonical_dtype(value.dtype, "weights")
     return np.asarray(value).dtype
 

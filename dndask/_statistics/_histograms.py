@@ -11,9 +11,8 @@ import numbers
 
 import dask.array as da
 import numpy as np
-import torch
 
-from .. import _dndarray, _ops
+from .. import _dndarray, _ops, _torch
 from . import _checks, _rows
 
 
@@ -81,6 +80,7 @@ def bincount(x, weights=None, minlength=0):
 
 def _local_histc(bins: int, low: float, high: float, dtype: np.dtype):
     def hist(x):
+        torch = _torch.torch()
         t = torch.from_numpy(np.ascontiguousarray(x.ravel(), dtype=dtype))
         return torch.histc(t, bins=bins, min=low, max=high).numpy()
 

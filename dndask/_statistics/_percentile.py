@@ -17,11 +17,10 @@ import itertools
 
 import dask.array as da
 import numpy as np
-import torch
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _dndarray, _layout
+from .. import _dndarray, _layout, _torch
 from .._compat import new_array
 from .._graph import meta_of
 from . import _checks, _quantiles, _selection
@@ -149,7 +148,7 @@ def percentile(
     """
     a = _checks.check_array(a, "percentile")
     _checks.check_kind(a.dtype, "iuf", "percentile", "a", "an integer or floating")
-    if isinstance(q, (_dndarray.DNDarray, torch.Tensor)):
+    if isinstance(q, _dndarray.DNDarray) or _torch.is_tensor(q):
         q = _checks.to_numpy(q, "q")
     values, fraction, weak = _quantiles.check_q(q)
     method = _quantiles.check_method(method, interpolation)

@@ -30,11 +30,10 @@ import sys as _sys
 import types as _pytypes
 
 import numpy as _np
-import torch as _torch
 
 import dndask as _core
 
-from .. import _dndarray, _ops, _ufuncs_extra
+from .. import _dndarray, _ops, _torch, _ufuncs_extra
 from . import _adapt, _optable, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
 from ._array import DNDarray, install_methods
 from ._optable import rows
@@ -93,7 +92,6 @@ NINF = -inf
 _KEEP = {
     "Comm",
     "Device",
-    "LshapeMap",
     "PerRank",
     "cpu",
     "init",
@@ -107,13 +105,14 @@ _KEEP = {
     "array_api",
 }
 _TYPE_NAMES = set(types.__all__)
+_LAZY = {"LshapeMap"}  # made on first access (imports torch): the module's __getattr__
 _OWN = {"DNDarray", "linalg", "random", "types", "equal", "array", "asarray"}
 
 _funcs: dict = {}
 
 # 1. every core function, its results as face arrays
 for _name in _core.__all__:
-    if _name in _OWN or _name in _TYPE_NAMES:
+    if _name in _OWN or _name in _TYPE_NAMES or _name in _LAZY:
         continue
     _obj = getattr(_core, _name)
     if _name in _KEEP or isinstance(_obj, (_pytypes.ModuleType, type)):
@@ -212,7 +211,9 @@ def _as_array(a, name: str):
     """Heat's scalar/list inputs of the *_like factories and of repeat/tile."""
     if isinstance(a, _dndarray.DNDarray):
         return a
-    if isinstance(a, (_numbers.Number, _np.generic, list, tuple, _np.ndarray, _torch.Tensor)):
+    if isinstance(a, (_numbers.Number, _np.generic, list, tuple, _np.ndarray)) or _torch.is_tensor(
+        a
+    ):
         return array(a)
     raise TypeError(f"`a` of `{name}` must be array-like, got {type(a).__name__}")
 
@@ -538,6 +539,7 @@ __all__ = sorted(
     {
         *_funcs,
         "DNDarray",
+        *_LAZY,
         "array",
         "asarray",
         "equal",
@@ -559,3 +561,10 @@ __all__ = sorted(
         *_SUBMODULES,
     }
 )
+
+
+def __getattr__(name: str) -> object:
+    """``ht.LshapeMap`` (the core's torch tensor class), made on first access."""
+    if name in _LAZY:
+        return getattr(_core, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

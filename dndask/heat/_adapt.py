@@ -15,10 +15,9 @@ import numbers
 from collections.abc import Callable
 
 import numpy as np
-import torch
 
-from .. import _dndarray, _elementwise, _factories, _ops
-from . import types
+from .. import _dndarray, _elementwise, _factories, _ops, _torch
+from . import _optable, types
 
 __all__ = ["check_device", "face", "plain", "promoted", "to_array", "wrap"]
 
@@ -146,18 +145,20 @@ def _py(value):
 
 
 @functools.lru_cache(maxsize=4096)
-def _torch_out(torch_fn: Callable, probes: tuple):
-    """The dtype torch's function returns for these operand kinds, or None if it refuses."""
+def _torch_out(torch_fn: str | Callable, probes: tuple):
+    """The dtype torch's function (a :data:`~._optable.TORCH` entry) returns for these
+    operand kinds, or None if it refuses."""
+    torch = _torch.torch()
     values = [torch.ones(1, dtype=p[0]) if len(p) == 1 else p[1] for p in probes]
     try:
-        out = torch_fn(*values)
+        out = _optable.torch_function(torch_fn)(*values)
     except (RuntimeError, TypeError, NotImplementedError):
         return None
     out = out[0] if isinstance(out, tuple) else out
     return out.dtype
 
 
-def promoted(core_fn: Callable, torch_fn: Callable | None, name: str, arity: int) -> Callable:
+def promoted(core_fn: Callable, torch_fn: str | Callable | None, name: str, arity: int) -> Callable:
     """An elementwise core function whose dtypes follow Heat's rule.
 
     Operands are DNDarrays or numeric scalars (Heat refuses lists and tensors with a

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import torch
 
 from .. import _dndarray
 from . import _adapt, types
@@ -89,8 +88,15 @@ class DNDarray(_dndarray.DNDarray):
         return self.nbytes
 
     def stride(self) -> tuple[int, ...]:
-        """Rank 0's chunk's strides in elements (C order), as torch reports them."""
-        return tuple(torch.empty(self.lshape).stride())
+        """Rank 0's chunk's strides in elements (C order), as torch reports them.
+
+        torch counts an empty axis as length 1: ``(2, 0, 3)`` has strides ``(3, 3, 1)``.
+        """
+        strides, step = [], 1
+        for n in reversed(self.lshape):
+            strides.append(step)
+            step *= max(n, 1)
+        return tuple(reversed(strides))
 
     @property
     def strides(self) -> tuple[int, ...]:

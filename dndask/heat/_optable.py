@@ -11,99 +11,118 @@ for functions the core table does not hold yet (:data:`EXTRA`: dndask's
 
 from __future__ import annotations
 
-import torch
+from collections.abc import Callable
 
+from .. import _torch
 from .._optable import OPS
 
-__all__ = ["EXTRA", "OPERATORS", "TORCH", "rows"]
+__all__ = ["EXTRA", "OPERATORS", "TORCH", "rows", "torch_function"]
 
 
 def _promoted_square(x):
+    torch = _torch.torch()
     return torch.square(x.to(torch.promote_types(x.dtype, torch.float32)))
 
 
 def _fabs(x):
+    torch = _torch.torch()
     return torch.abs(x) if x.is_floating_point() else torch.abs(x).float()
 
 
-# the torch function each operation's dtype follows in Heat (rows without one: no rule)
+def _sign(x):
+    torch = _torch.torch()
+    return torch.sgn(x) if x.is_complex() else torch.sign(x)
+
+
+# the torch function each operation's dtype follows in Heat (rows without one: no rule): the
+# name of a function of the torch module, or a function of tensors (torch is imported on use)
 TORCH = {
-    "abs": torch.abs,
+    "abs": "abs",
     "fabs": _fabs,
     "square": _promoted_square,
-    "negative": torch.neg,
-    "positive": torch.positive,
-    "sign": lambda x: torch.sgn(x) if x.is_complex() else torch.sign(x),
-    "sgn": torch.sgn,
-    "signbit": torch.signbit,
-    "sqrt": torch.sqrt,
-    "exp": torch.exp,
-    "exp2": torch.exp2,
-    "expm1": torch.expm1,
-    "log": torch.log,
-    "log2": torch.log2,
-    "log10": torch.log10,
-    "log1p": torch.log1p,
-    "sin": torch.sin,
-    "cos": torch.cos,
-    "tan": torch.tan,
-    "arcsin": torch.asin,
-    "arccos": torch.acos,
-    "arctan": torch.atan,
-    "sinh": torch.sinh,
-    "cosh": torch.cosh,
-    "tanh": torch.tanh,
-    "arcsinh": torch.asinh,
-    "arccosh": torch.acosh,
-    "arctanh": torch.atanh,
-    "deg2rad": torch.deg2rad,
-    "rad2deg": torch.rad2deg,
-    "floor": torch.floor,
-    "ceil": torch.ceil,
-    "trunc": torch.trunc,
-    "rint": torch.round,
-    "isnan": torch.isnan,
-    "isinf": torch.isinf,
-    "isfinite": torch.isfinite,
-    "isposinf": torch.isposinf,
-    "isneginf": torch.isneginf,
-    "logical_not": torch.logical_not,
-    "invert": torch.bitwise_not,
-    "conj": torch.conj,
-    "add": torch.add,
-    "subtract": torch.sub,
-    "multiply": torch.mul,
-    "divide": torch.true_divide,
-    "floor_divide": torch.floor_divide,
-    "remainder": torch.remainder,
-    "fmod": torch.fmod,
-    "power": torch.pow,
-    "maximum": torch.maximum,
-    "minimum": torch.minimum,
-    "fmax": torch.fmax,
-    "fmin": torch.fmin,
-    "arctan2": torch.atan2,
-    "hypot": torch.hypot,
-    "copysign": torch.copysign,
-    "logaddexp": torch.logaddexp,
-    "logaddexp2": torch.logaddexp2,
-    "gcd": torch.gcd,
-    "lcm": torch.lcm,
-    "not_equal": torch.ne,
-    "less": torch.lt,
-    "less_equal": torch.le,
-    "greater": torch.gt,
-    "greater_equal": torch.ge,
-    "logical_and": torch.logical_and,
-    "logical_or": torch.logical_or,
-    "logical_xor": torch.logical_xor,
-    "bitwise_and": torch.bitwise_and,
-    "bitwise_or": torch.bitwise_or,
-    "bitwise_xor": torch.bitwise_xor,
-    "left_shift": torch.bitwise_left_shift,
-    "right_shift": torch.bitwise_right_shift,
-    "equal": torch.eq,
+    "negative": "neg",
+    "positive": "positive",
+    "sign": _sign,
+    "sgn": "sgn",
+    "signbit": "signbit",
+    "sqrt": "sqrt",
+    "exp": "exp",
+    "exp2": "exp2",
+    "expm1": "expm1",
+    "log": "log",
+    "log2": "log2",
+    "log10": "log10",
+    "log1p": "log1p",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "deg2rad": "deg2rad",
+    "rad2deg": "rad2deg",
+    "floor": "floor",
+    "ceil": "ceil",
+    "trunc": "trunc",
+    "rint": "round",
+    "isnan": "isnan",
+    "isinf": "isinf",
+    "isfinite": "isfinite",
+    "isposinf": "isposinf",
+    "isneginf": "isneginf",
+    "logical_not": "logical_not",
+    "invert": "bitwise_not",
+    "conj": "conj",
+    "add": "add",
+    "subtract": "sub",
+    "multiply": "mul",
+    "divide": "true_divide",
+    "floor_divide": "floor_divide",
+    "remainder": "remainder",
+    "fmod": "fmod",
+    "power": "pow",
+    "maximum": "maximum",
+    "minimum": "minimum",
+    "fmax": "fmax",
+    "fmin": "fmin",
+    "arctan2": "atan2",
+    "hypot": "hypot",
+    "copysign": "copysign",
+    "logaddexp": "logaddexp",
+    "logaddexp2": "logaddexp2",
+    "gcd": "gcd",
+    "lcm": "lcm",
+    "not_equal": "ne",
+    "less": "lt",
+    "less_equal": "le",
+    "greater": "gt",
+    "greater_equal": "ge",
+    "logical_and": "logical_and",
+    "logical_or": "logical_or",
+    "logical_xor": "logical_xor",
+    "bitwise_and": "bitwise_and",
+    "bitwise_or": "bitwise_or",
+    "bitwise_xor": "bitwise_xor",
+    "left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift",
+    "equal": "eq",
 }
+
+
+def torch_function(entry: str | Callable) -> Callable:
+    """The torch function of a :data:`TORCH` entry (imports torch).
+
+    >>> torch_function("sub").__name__, torch_function(_fabs).__name__
+    ('sub', '_fabs')
+    """
+    return getattr(_torch.torch(), entry) if isinstance(entry, str) else entry
+
 
 # (core name, arity, Heat names, Heat in-place names) of functions outside the core table
 EXTRA = (

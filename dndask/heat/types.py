@@ -10,11 +10,15 @@ DNDarray of that type, as in Heat. The hierarchy (``number`` > ``integer`` >
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
+from .. import _torch
 from .. import _types as _core_types
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = [
     "bool",
@@ -77,8 +81,11 @@ class _HeatType(type):
         mine = cls.__dict__.get("dtype")
         if mine is None:
             return False
-        if isinstance(other, torch.dtype):
-            return _core_types._TORCH_TO_NUMPY.get(other) == mine
+        if _torch.is_dtype(other):
+            try:
+                return _core_types.canonical_dtype(other) == mine
+            except TypeError:  # a torch dtype numpy lacks (bfloat16)
+                return False
         if isinstance(other, (np.dtype, str)) or (
             isinstance(other, type) and issubclass(other, np.generic)
         ):
@@ -250,7 +257,7 @@ def heat_type_of(obj) -> type:
     if isinstance(obj, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
         return _PYTHON[type(obj)]
     if isinstance(obj, (list, tuple)):
-        return canonical_heat_type(torch.tensor(obj).dtype)
+        return canonical_heat_type(_torch.torch().tensor(obj).dtype)
     raise TypeError(f"data type of {type(obj).__name__} is not understood")
 
 
@@ -325,8 +332,10 @@ def _family(t) -> builtins.int:
 
 def _typed(value) -> tuple:
     """(Heat type, precedence): arrays 0, types 1, 0-d arrays 2, Python scalars 3 (Heat's)."""
-    if isinstance(value, (_HeatType, np.dtype, torch.dtype, str)) or (
-        isinstance(value, type) and value not in _PYTHON
+    if (
+        isinstance(value, (_HeatType, np.dtype, str))
+        or _torch.is_dtype(value)
+        or (isinstance(value, type) and value not in _PYTHON)
     ):
         return canonical_heat_type(value), 1
     if isinstance(value, type):
@@ -373,7 +382,7 @@ class finfo:  # noqa: N801
         t = canonical_heat_type(dtype)
         if t.dtype.kind not in "fc":
             raise TypeError(f"`dtype` must be a floating type, got {t.__name__}")
-        info = torch.finfo(t.torch_type())
+        info = _torch.torch().finfo(t.torch_type())
         obj = object.__new__(cls)
         obj.bits, obj.eps, obj.max, obj.min = info.bits, info.eps, info.max, info.min
         obj.tiny, obj.dtype = info.tiny, t
@@ -387,7 +396,7 @@ class iinfo:  # noqa: N801
         t = canonical_heat_type(dtype)
         if t.dtype.kind not in "iu":
             raise TypeError(f"`dtype` must be an integer type, got {t.__name__}")
-        info = torch.iinfo(t.torch_type())
+        info = _torch.torch().iinfo(t.torch_type())
         obj = object.__new__(cls)
         obj.bits, obj.max, obj.min, obj.dtype = info.bits, info.max, info.min, t
         return obj
