@@ -86,16 +86,22 @@ def claim(array: da.Array) -> None:
 
     A DNDarray claims its dask array when it is made or re-assigned; see
     :func:`array_optimize`. Only the top layer's name is kept (a few dozen
-    bytes an array), since every graph built on the array contains it.
+    bytes an array), since every graph built on the array contains it. The
+    first claim installs :func:`array_optimize` as Dask's ``array_optimize``:
+    not at import, since nannies hand their config to the workers they start,
+    which would then import dndask (and a plain Dask cluster started after
+    ``import dndask`` would carry it).
     """
+    if not _claimed_layers:
+        install_array_optimizer(array_optimize)
     _claimed_layers.update(array.__dask_layers__())
 
 
 def array_optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
     """Dask's array optimization, except for graphs that hold a DNDarray's layers.
 
-    Installed as dask's ``array_optimize`` (``_compat.set_array_optimizer``)
-    when dndask is imported, unless the user has set one. A graph built on a
+    Installed as dask's ``array_optimize`` (``_compat.install_array_optimizer``)
+    when the first DNDarray is made, unless the user has set one. A graph built on a
     DNDarray, e.g. by xarray on ``a.to_xarray()``, goes through
     :func:`optimize` (culled, unfused), as ``a.compute()`` does, so the
     scheduler never sees one of its keys with two different tasks; every other
@@ -111,9 +117,6 @@ def array_optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
     if isinstance(dsk, HighLevelGraph) and not _claimed_layers.isdisjoint(dsk.layers):
         return optimize(dsk, keys)
     return dask_array_optimize(dsk, keys, **kwargs)
-
-
-install_array_optimizer(array_optimize)
 
 
 def _graph_of(collection) -> tuple[Mapping, list]:

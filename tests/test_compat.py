@@ -164,14 +164,16 @@ def test_array_optimizer_replaces_dask_array_optimization():
         assert ("piece", 0) not in dict(fused.__dask_graph__())
 
 
-def test_install_array_optimizer_keeps_a_users_own_setting():
+def test_install_array_optimizer_keeps_a_users_own_setting(comm_of):
     def users(dsk, keys, **kwargs):
         return dsk
+
+    ht.arange(3, split=0, comm=comm_of(1))  # the first DNDarray installs dndask's
 
     with dask.config.set(array_optimize=users):
         assert _compat.install_array_optimizer(lambda dsk, keys, **kw: dsk) is False
         assert dask.config.get("array_optimize") is users
-    # dndask's own is installed (importing dndask did it) and installing it again is a no-op
+    # dndask's own is installed, and installing it again is a no-op
     assert dask.config.get("array_optimize") is _compute.array_optimize
     assert _compat.install_array_optimizer(_compute.array_optimize) is True
 
