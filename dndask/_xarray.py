@@ -31,6 +31,22 @@ from . import _comm, _dndarray, _layout, _per_rank
 _REGISTRY_SIZE = 1024
 
 
+class Labels(NamedTuple):
+    """The xarray labels of a DNDarray made from a DataArray, restored by :func:`to_xarray`.
+
+    ``from_xarray`` and ``.dnd.to_dndarray()`` store them on the DNDarray
+    (``a._labels``); they apply while ``a.shape`` is still ``shape`` (in-place
+    changes of distribution keep it; results of operations are new arrays
+    without labels).
+    """
+
+    shape: tuple[int, ...]
+    dims: tuple
+    coords: object  # xarray Coordinates
+    name: Hashable | None
+    attrs: dict
+
+
 class _Origin(NamedTuple):
     """What dndask knows about a Dask array it gave to xarray."""
 
@@ -120,18 +136,20 @@ def _layout_of(obj) -> tuple[int | None, _comm.Comm, dict]:
 
 
 def _wrap(obj, axis: int | None, comm: _comm.Comm, task_ranks: dict) -> _dndarray.DNDarray:
-    """A DataArray's data as a DNDarray split along ``axis``, conformed if needed."""
+    """A DataArray's data as a DNDarray split along ``axis``, conformed if needed, labelled."""
     data = obj.data
     if isinstance(data, da.Array):
         out = _dndarray.from_dask(data, axis, comm)
         out._task_ranks.update(task_ranks)
-        return out
-    values = np.asarray(data)
-    if values.dtype.kind not in "biufc":
-        raise TypeError(
-            f"`obj` must hold boolean or numeric data, got {values.dtype} in {obj.name!r}"
-        )
-    return _per_rank.scatter(values, axis, comm)
+    else:
+        values = np.asarray(data)
+        if values.dtype.kind not in "biufc":
+            raise TypeError(
+                f"`obj` must hold boolean or numeric data, got {values.dtype} in {obj.name!r}"
+            )
+        out = _per_rank.scatter(values, axis, comm)
+    out._labels = Labels(out.shape, tuple(obj.dims), obj.coords, obj.name, dict(obj.attrs))
+    return out
 
 
 def _dim_axis(obj, dim, name: str = "dim") -> int | None:
@@ -184,8 +202,16 @@ def to_xarray(a, dims=None, coords=None, name=None, attrs=None):
     if not isinstance(a, _dndarray.DNDarray):
         raise TypeError(f"`a` must be a DNDarray, got {type(a).__name__}")
     xr = _xarray("to_xarray")
+    labels = a._labels if a._labels is not None and a._labels.shape == a.shape else None
+    if labels is not None:
+        same_dims = dims is None or tuple(_layout.normalize_dims(dims, a.ndim)) == labels.dims
+        dims = labels.dims if dims is None else dims
+        coords = labels.coords if coords is None and same_dims else coords
+        name = labels.name if name is None else name
+        attrs = dict(labels.attrs) if attrs is None else attrs
     dims = _layout.normalize_dims(dims, a.ndim)
-    out = xr.DataArray(a.to_dask(), dims=dims, coords=coords, name=name, attrs=attrs)
+    out = xr.DataArray(a.to_dask(), dims=dims, coords=coords, attrs=attrs)
+    out.name = name  # not the Dask key, which xarray takes from data.name otherwise
     _remember(a, dims)
     return out
 
@@ -202,17 +228,22 @@ def _from_dataarray(obj, split, comm) -> _dndarray.DNDarray:
 
 
 def from_xarray(obj, split=None, comm=None):
-    """A DNDarray from an ``xarray.DataArray``, or a dict of them from a ``Dataset``.
+    """A DNDarray from an ``xarray.DataArray``; a DNDarray-backed Dataset from a ``Dataset``.
 
     ``split`` is a dimension name or an axis (``None``: one chunk on rank 0,
     as with ``ht.array``). Dask-backed data stays lazy and keeps its chunks if
     they already are one per rank along ``split`` (as for arrays made by
     :func:`to_xarray`); otherwise it is rechunked to the balanced layout.
-    In-memory data is sent from the driver to the ranks. For a Dataset, each
-    data variable that has the dimension ``split`` is split along it, the
-    others are not split. ``comm`` defaults to the comm the data came from
-    (see the module notes), else the default comm. Use ``obj.dnd.to_dndarray()``
-    to keep the current distribution, whatever it is.
+    In-memory data is sent from the driver to the ranks. ``comm`` defaults to
+    the comm the data came from (see the module notes), else the default comm.
+    Use ``obj.dnd.to_dndarray()`` to keep the current distribution, whatever it is.
+
+    A DataArray gives a DNDarray that remembers the DataArray's dims, coords,
+    name and attrs: ``a.to_xarray()`` restores them (see :class:`Labels`).
+    A Dataset gives a Dataset with the same coordinates and attributes whose
+    data variables are DNDarray graphs: each variable that has the dimension
+    ``split`` is split along it, the others are not split (one chunk on rank 0).
+    ``ds.dnd.to_dndarray()`` gives them as a dict of DNDarrays.
 
     Parameters
     ----------
@@ -225,18 +256,24 @@ def from_xarray(obj, split=None, comm=None):
 
     Returns
     -------
-    DNDarray, or dict of str to DNDarray for a Dataset
+    DNDarray, or xarray.Dataset for a Dataset
+
+    Raises
+    ------
+    ValueError
+        ``split`` is not a dimension of ``obj`` (the message names the dims it has).
 
     Examples
     --------
     >>> import dndask as ht, numpy as np, xarray as xr
-    >>> x = xr.DataArray(np.arange(12).reshape(4, 3), dims=("time", "lat"))
+    >>> x = xr.DataArray(np.arange(12).reshape(4, 3), dims=("time", "lat"), name="t")
     >>> a = ht.from_xarray(x, split="time", comm=ht.get_comm().subcomm([0, 1]))
-    >>> a.split, a.lshape_map.tolist()
-    (0, [[2, 3], [2, 3]])
+    >>> a.split, a.lshape_map.tolist(), a.to_xarray().dims, a.to_xarray().name
+    (0, [[2, 3], [2, 3]], ('time', 'lat'), 't')
     >>> ds = xr.Dataset({"t": x, "z": ("lat", np.zeros(3))})
-    >>> {k: v.split for k, v in ht.from_xarray(ds, split="time").items()}
-    {'t': 0, 'z': None}
+    >>> out = ht.from_xarray(ds, split="time")
+    >>> {k: v.dnd.split for k, v in out.data_vars.items()}
+    {'t': 'time', 'z': None}
     """
     xr = _xarray("from_xarray")
     if comm is not None and not isinstance(comm, _comm.Comm):
@@ -245,10 +282,11 @@ def from_xarray(obj, split=None, comm=None):
         return _from_dataarray(obj, split, comm)
     if isinstance(obj, xr.Dataset):
         _check_dataset_dim(obj, split, "split")
-        return {
+        arrays = {
             name: _from_dataarray(var, split if split in var.dims else None, comm)
             for name, var in obj.data_vars.items()
         }
+        return obj.assign({name: _rewrap(obj[name], a) for name, a in arrays.items()})
     raise TypeError(f"`obj` must be an xarray DataArray or Dataset, got {type(obj).__name__}")
 
 

@@ -238,17 +238,58 @@ def test_from_xarray_dask_backed_keeps_chunks_and_comm(comm_of):
     assert_layout(c, memory.values, 0, comm_of(5))
 
 
-def test_from_xarray_dataset(comm_of):
-    comm = comm_of(2)
-    x, memory = labelled(2, comm, days=6)
-    ds = xr.Dataset({"t": memory, "z": ("lat", np.arange(4.0)), "m": x.mean("time")})
+@pytest.mark.parametrize(("n", "days"), [(1, 6), (2, 6), (5, 3)])
+def test_from_xarray_dataset_gives_a_dndarray_backed_dataset(comm_of, n, days):
+    comm = comm_of(n)
+    x, memory = labelled(n, comm, days=days)
+    ds = xr.Dataset(
+        {"t": memory, "z": ("lat", np.arange(4.0), {"units": "m"}), "m": x.mean("time")},
+        attrs={"title": "test"},
+    )
     out = ht.from_xarray(ds, split="time", comm=comm)
-    assert sorted(out) == ["m", "t", "z"]
-    assert_layout(out["t"], memory.values, 0, comm)
-    assert_layout(out["z"], np.arange(4.0), None, comm)
-    assert out["m"].split is None
+    assert isinstance(out, xr.Dataset)
+    assert all(isinstance(v.data, da.Array) for v in out.data_vars.values())
+    assert {k: v.dnd.split for k, v in out.data_vars.items()} == {"t": "time", "z": None, "m": None}
+    assert out.dnd.split == "time" and out.attrs == {"title": "test"}
+    assert_layout(out["t"].dnd.to_dndarray(), memory.values, 0, comm)
+    assert_layout(out["z"].dnd.to_dndarray(), np.arange(4.0), None, comm)
+    assert out["t"].dnd.comm == comm
+    xr.testing.assert_identical(out.compute(), ds.compute())
+    arrays = out.dnd.to_dndarray()  # the dict of DNDarrays, if that is what is wanted
+    assert sorted(arrays) == ["m", "t", "z"] and arrays["t"].split == 0
     lat = ht.from_xarray(ds, split="lat", comm=comm)
-    assert [lat[k].split for k in ("t", "z", "m")] == [1, 0, 0]
+    assert [lat[k].dnd.split for k in ("t", "z", "m")] == ["lat", "lat", "lat"]
+    assert [lat[k].dnd.to_dndarray().split for k in ("t", "z", "m")] == [1, 0, 0]
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_to_xarray_restores_what_from_xarray_brought_in(comm_of, n):
+    comm = comm_of(n)
+    _, memory = labelled(n, comm, days=4)
+    a = ht.from_xarray(memory, split="time", comm=comm)
+    back = a.to_xarray()
+    assert back.dnd.split == "time" and back.dnd.comm == comm
+    xr.testing.assert_identical(back.compute(), memory)
+    a.resplit_(2)  # an in-place change of distribution keeps the shape, and the labels
+    xr.testing.assert_identical(a.to_xarray().compute(), memory)
+    assert a.to_xarray().dnd.split == "lon"
+    renamed = a.to_xarray(name="u", attrs={})  # arguments override the labels
+    assert renamed.name == "u" and renamed.attrs == {} and "time" in renamed.coords
+    other = a.to_xarray(dims=("d", "e", "f"))  # other dims: the old coords do not apply
+    assert other.dims == ("d", "e", "f") and not other.coords and other.name == "t"
+    # the accessor's round trip labels the DNDarray too
+    again = back.dnd.to_dndarray().to_xarray()
+    xr.testing.assert_identical(again.compute(), memory)
+    # a new array made from a labelled one has no labels (its shape may differ)
+    summed = (a + 1).to_xarray()
+    assert summed.dims == ("dim_0", "dim_1", "dim_2") and summed.name is None
+
+
+def test_to_xarray_is_not_named_after_the_dask_key(comm_of):
+    a = ht.arange(5, split=0, comm=comm_of(2))
+    assert a.to_xarray().name is None
+    assert a.to_xarray(name="x").name == "x"
+    assert ht.from_xarray(a.to_xarray().rename("v"), split=0).to_xarray().name == "v"
 
 
 def test_from_xarray_bad_input(comm_of):
@@ -265,7 +306,9 @@ def test_from_xarray_bad_input(comm_of):
         ht.from_xarray(memory.values)
     with pytest.raises(TypeError, match="`split` must be None or a dimension name for a Dataset"):
         ht.from_xarray(memory.to_dataset(), split=0)
-    with pytest.raises(ValueError, match="`split` must be a dimension of"):
+    with pytest.raises(
+        ValueError, match=r"`split` must be a dimension of \('time', 'lat', 'lon'\), got 'depth'"
+    ):
         ht.from_xarray(memory.to_dataset(), split="depth")
     with pytest.raises(TypeError, match=r"`comm` must be a dndask\.Comm, got str"):
         ht.from_xarray(memory, comm="all")
