@@ -357,6 +357,83 @@ class DataArrayAccessor:
         """A copy computed into the workers' memory, chunk ``r`` on rank ``r``'s worker."""
         return _rewrap(self._obj, self.to_dndarray().persist_())
 
+    def conform(self):
+        """A copy with one chunk per rank again, on the same comm.
+
+        xarray operations that regroup the split dimension (``groupby`` over
+        it, ``resample``, ``rolling``, ``concat``, ``isel``, ``chunk``) leave
+        other chunks: many small ones, or the chunks of some ranks only. The
+        copy's chunks are one per rank of :attr:`comm` along :attr:`split`:
+        kept as they are if they already are, else Heat's balanced layout. It
+        is a lazy rechunk; each rank's chunk is assembled from the pieces that
+        hold its rows, so every row moves at most once, when the copy is
+        computed or persisted. The comm is recorded again, so the copy's
+        descendants find it.
+
+        Examples
+        --------
+        >>> import dndask as ht, numpy as np, pandas as pd
+        >>> comm = ht.get_comm().subcomm([0, 1, 2])
+        >>> t = ht.arange(12.0, split=0, comm=comm).to_xarray(
+        ...     dims="time", coords={"time": pd.date_range("2000-01-01", periods=12)})
+        >>> weekly = t.resample(time="3D").mean()
+        >>> weekly.data.chunks, weekly.dnd.conform().data.chunks
+        (((1, 1, 1, 1),), ((2, 1, 1),))
+        """
+        return _rewrap(self._obj, self.to_dndarray())
+
+    def chunk_for_zarr(self, rows: int | None = None):
+        """A copy that ``xarray.to_zarr`` writes with every rank writing its own zarr chunks.
+
+        Along the split dimension each rank holds a multiple of ``rows`` rows
+        but the last rank, which holds the rest (ranks before it may then be
+        empty; a lazy move of the rows at the rank boundaries), and
+        ``encoding["chunks"]`` is ``rows`` along it and the whole extent along
+        every other dimension. No zarr
+        chunk then spans two ranks, so xarray's safe-chunk check passes and
+        ``to_zarr`` needs no ``safe_chunks=False`` (which would let two ranks
+        write one chunk at once). ``ht.save_zarr(x, path)`` does all of this
+        and also keeps each write on its rank's worker.
+
+        Parameters
+        ----------
+        rows : int, optional
+            Rows per zarr chunk along the split dimension; by default a rank's
+            share, capped near 64 MiB per chunk (as ``ht.save_zarr`` picks).
+
+        Examples
+        --------
+        >>> import dndask as ht
+        >>> x = ht.arange(7, split=0, comm=ht.get_comm().subcomm([0, 1, 2])).to_xarray(dims="t")
+        >>> x.data.chunks
+        ((3, 2, 2),)
+        >>> z = x.dnd.chunk_for_zarr()
+        >>> z.data.chunks, z.encoding["chunks"]
+        (((3, 3, 1),), (3,))
+        """
+        if rows is not None and (not isinstance(rows, int) or isinstance(rows, bool)):
+            raise TypeError(f"`rows` must be None or an int, got {type(rows).__name__}")
+        if rows is not None and rows < 1:
+            raise ValueError(f"`rows` must be at least 1, got {rows}")
+        a = self.to_dndarray()
+        split = 0 if a.split is None else a.split
+        if a.ndim == 0:
+            chunks = ()
+        elif a.split is None:
+            chunks = tuple(max(1, s) for s in a.shape)
+        else:
+            if rows is None:
+                rows = _layout.chunk_rows(
+                    a.shape, split, a.comm.size, a.dtype.itemsize, _layout.STORE_CHUNK_BYTES
+                )
+            counts = _layout.whole_chunk_counts(a.shape[split], a.comm.size, rows, rest_last=True)
+            a.redistribute_(target_map=_counts_map(a, counts))
+            chunks = tuple(rows if ax == split else max(1, s) for ax, s in enumerate(a.shape))
+        out = _rewrap(self._obj, a)
+        encoding = {k: v for k, v in out.encoding.items() if k != "preferred_chunks"}
+        out.encoding = {**encoding, "chunks": chunks}
+        return out
+
 
 class DatasetAccessor:
     """``ds.dnd``: the distribution of a Dataset's data variables.
@@ -454,6 +531,31 @@ class DatasetAccessor:
         return self._each(
             lambda name, var: var.dnd.persist() if isinstance(var.data, da.Array) else None
         )
+
+    def conform(self):
+        """A copy with every Dask-backed variable one chunk per rank again (see the DataArray's)."""
+        return self._each(
+            lambda name, var: var.dnd.conform() if isinstance(var.data, da.Array) else None
+        )
+
+    def chunk_for_zarr(self, rows: int | None = None):
+        """A copy that ``xarray.to_zarr`` writes rank by rank (see the DataArray's).
+
+        Every Dask-backed variable is laid out and gets ``encoding["chunks"]``;
+        ``rows`` (if given) applies to every split variable.
+        """
+        return self._each(
+            lambda name, var: (
+                var.dnd.chunk_for_zarr(rows) if isinstance(var.data, da.Array) else None
+            )
+        )
+
+
+def _counts_map(a: _dndarray.DNDarray, counts) -> torch.Tensor:
+    """``a``'s lshape_map with ``counts`` along its split axis."""
+    target = a.lshape_map
+    target[:, a.split] = torch.tensor(counts)
+    return target
 
 
 def _as_counts(value) -> list[int]:

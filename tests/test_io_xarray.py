@@ -141,3 +141,43 @@ def test_bad_xarray_saves_leave_nothing_behind(tmp_path, comm_of, fmt):
     with pytest.raises(FileExistsError, match="pass mode='w' to overwrite it"):
         save(ds, path, fmt)
     assert sorted(os.listdir(path)) == ["mine.txt"] and leftovers(tmp_path) == []
+
+
+# ------------------------------------------------------- xarray's own to_zarr
+def whole_chunks(counts, rows) -> bool:
+    """Every rank holds whole chunks of ``rows``, but the last rank (the rest)."""
+    return all(c % rows == 0 for c in counts[:-1])
+
+
+# xarray's to_zarr consolidates, which zarr 3 warns about in the driver (dndask's saves do it
+# on a worker)
+@pytest.mark.filterwarnings("ignore:Consolidated metadata is currently not part")
+@pytest.mark.parametrize(("n", "days"), [(1, 5), (3, 7), (5, 3)])
+def test_xarray_to_zarr_through_chunk_for_zarr(tmp_path, comm_of, n, days):
+    comm = comm_of(n)
+    expected = dataset(days)
+    ds = ht.from_xarray(expected, split="time", comm=comm)
+    ready = ds.dnd.chunk_for_zarr()
+    t = ready["t"]
+    counts = t.dnd.lshape_map[:, 0].tolist()
+    rows = t.encoding["chunks"][0]
+    assert t.encoding["chunks"] == (rows, 3, 4) and t.dnd.comm == comm
+    assert whole_chunks(counts, rows) and sum(counts) == days
+    assert_layout(t.dnd.to_dndarray(), expected["t"].values, 0, comm)
+    ready.to_zarr(tmp_path / "x.zarr")  # xarray's writer, safe chunks
+    xr.testing.assert_identical(read(tmp_path / "x.zarr", "zarr"), expected)
+    two = ds["t"].dnd.chunk_for_zarr(rows=2)
+    assert two.encoding["chunks"][0] == 2
+    assert whole_chunks(two.dnd.lshape_map[:, 0].tolist(), 2)
+    two.to_zarr(tmp_path / "two.zarr")
+    xr.testing.assert_identical(read(tmp_path / "two.zarr", "zarr")["t"], expected["t"])
+    assert ds["t"].data.chunks[0] == ht.from_xarray(expected, "time", comm)["t"].data.chunks[0]
+
+
+def test_chunk_for_zarr_bad_input(comm_of):
+    x = ht.arange(6, split=0, comm=comm_of(2)).to_xarray(dims="t")
+    with pytest.raises(ValueError, match="`rows` must be at least 1, got 0"):
+        x.dnd.chunk_for_zarr(0)
+    with pytest.raises(TypeError, match="`rows` must be None or an int, got str"):
+        x.dnd.chunk_for_zarr("3")
+    assert x.dnd.lshape_map[:, 0].tolist() == [3, 3] and "chunks" not in x.encoding

@@ -6,7 +6,6 @@ A save picks the store's chunking so that each rank's rows are whole chunks
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import dask.array as da
@@ -17,7 +16,7 @@ from .._distribution import relayout
 from . import _checks, _files, _labelled, _tasks
 
 # Largest zarr chunk dndask aims for when it picks the store's chunking.
-_ZARR_CHUNK_BYTES = 64 * 2**20
+_ZARR_CHUNK_BYTES = _layout.STORE_CHUNK_BYTES
 
 
 def _zarr_array(path: str, component: str | None):
@@ -140,9 +139,7 @@ def load_zarr(path, split=0, component=None, comm=None) -> _dndarray.DNDarray:
 
 def _zarr_rows(shape, split: int, size: int, itemsize: int) -> int:
     """Rows per zarr chunk along ``split``: a rank's share, capped near 64 MiB per chunk."""
-    row_bytes = itemsize * math.prod(s for ax, s in enumerate(shape) if ax != split)
-    per_rank = max(1, math.ceil(shape[split] / size))
-    return max(1, min(per_rank, _ZARR_CHUNK_BYTES // max(1, row_bytes)))
+    return _layout.chunk_rows(shape, split, size, itemsize, _ZARR_CHUNK_BYTES)
 
 
 def _zarr_layout(a: _dndarray.DNDarray) -> tuple[_dndarray.DNDarray, tuple[int, ...]]:
@@ -162,9 +159,7 @@ def _zarr_layout(a: _dndarray.DNDarray) -> tuple[_dndarray.DNDarray, tuple[int, 
     chunks = tuple(rows if ax == split else max(1, s) for ax, s in enumerate(shape))
     if a.split is None:
         return a, chunks
-    per_rank = rows * math.ceil(max(1, math.ceil(shape[split] / size)) / rows)
-    n = shape[split]
-    counts = [min(per_rank, max(0, n - r * per_rank)) for r in range(size)]
+    counts = _layout.whole_chunk_counts(shape[split], size, rows)
     return relayout(a, a.distribution.with_counts(counts)), chunks
 
 
