@@ -26,7 +26,7 @@ import dask.array as da
 import numpy as np
 import torch
 
-from . import _comm, _dndarray, _layout, _per_rank
+from . import _comm, _compute, _dndarray, _layout, _per_rank
 
 _REGISTRY_SIZE = 1024
 
@@ -74,6 +74,7 @@ def _xarray(caller: str):
 def _remember(a: _dndarray.DNDarray, dims: Sequence[Hashable]) -> None:
     dim = None if a.split is None else dims[a.split]
     name = a.to_dask().name
+    _compute.hand_over(a.to_dask(), a._placement())  # xarray's own persist pins the chunks
     with _origins_lock:
         _origins[name] = _Origin(a.comm, dim, dict(a._task_ranks))
         _origins.move_to_end(name)
@@ -357,18 +358,24 @@ class DataArrayAccessor:
         """A copy computed into the workers' memory, chunk ``r`` on rank ``r``'s worker."""
         return _rewrap(self._obj, self.to_dndarray().persist_())
 
-    def conform(self):
+    def conform(self, dim=None):
         """A copy with one chunk per rank again, on the same comm.
 
         xarray operations that regroup the split dimension (``groupby`` over
         it, ``resample``, ``rolling``, ``concat``, ``isel``, ``chunk``) leave
         other chunks: many small ones, or the chunks of some ranks only. The
-        copy's chunks are one per rank of :attr:`comm` along :attr:`split`:
-        kept as they are if they already are, else Heat's balanced layout. It
-        is a lazy rechunk; each rank's chunk is assembled from the pieces that
-        hold its rows, so every row moves at most once, when the copy is
-        computed or persisted. The comm is recorded again, so the copy's
-        descendants find it.
+        copy's chunks are one per rank of :attr:`comm` along ``dim`` (by
+        default :attr:`split`, what the chunks show): kept as they are if they
+        already are, else Heat's balanced layout. It is a lazy rechunk; each
+        rank's chunk is assembled from the pieces that hold its rows, so every
+        row moves at most once, when the copy is computed or persisted (and
+        xarray's own ``.persist()`` then pins chunk ``r`` to rank ``r``). The
+        comm is recorded again, so the copy's descendants find it.
+
+        Parameters
+        ----------
+        dim : str or int, optional
+            The dimension to split along.
 
         Examples
         --------
@@ -380,7 +387,10 @@ class DataArrayAccessor:
         >>> weekly.data.chunks, weekly.dnd.conform().data.chunks
         (((1, 1, 1, 1),), ((2, 1, 1),))
         """
-        return _rewrap(self._obj, self.to_dndarray())
+        axis, comm, task_ranks = _layout_of(self._obj)
+        if dim is not None:
+            axis = _dim_axis(self._obj, dim)
+        return _rewrap(self._obj, _wrap(self._obj, axis, comm, task_ranks))
 
     def chunk_for_zarr(self, rows: int | None = None):
         """A copy that ``xarray.to_zarr`` writes with every rank writing its own zarr chunks.
@@ -532,11 +542,20 @@ class DatasetAccessor:
             lambda name, var: var.dnd.persist() if isinstance(var.data, da.Array) else None
         )
 
-    def conform(self):
-        """A copy with every Dask-backed variable one chunk per rank again (see the DataArray's)."""
-        return self._each(
-            lambda name, var: var.dnd.conform() if isinstance(var.data, da.Array) else None
-        )
+    def conform(self, dim=None):
+        """A copy with every Dask-backed variable one chunk per rank again (see the DataArray's).
+
+        Variables that have ``dim`` are split along it; the others (and all
+        of them if ``dim`` is None) along what their chunks show.
+        """
+        _check_dataset_dim(self._obj, dim, "dim")
+
+        def change(name, var):
+            if dim is not None and dim in var.dims:
+                return var.dnd.conform(dim)
+            return var.dnd.conform() if isinstance(var.data, da.Array) else None
+
+        return self._each(change)
 
     def chunk_for_zarr(self, rows: int | None = None):
         """A copy that ``xarray.to_zarr`` writes rank by rank (see the DataArray's).

@@ -8,7 +8,9 @@ import subprocess
 import sys
 import time
 
+import dask
 import dask.array as da
+import distributed
 import numpy as np
 import pandas as pd
 import pytest
@@ -129,6 +131,79 @@ def test_one_rank_remembers_the_split_dimension(comm_of):
     assert x.mean("lat").dnd.split == "time"
     assert x.mean("time").dnd.split is None
     assert x.dnd.to_dndarray().split == 0
+
+
+# ------------------------------------- operations that break one chunk per rank
+BREAKING = [
+    ("anomaly", lambda v: v.groupby("time.dayofweek") - v.groupby("time.dayofweek").mean()),
+    ("resample", lambda v: v.resample(time="7D").mean()),
+    ("rolling", lambda v: v.rolling(time=3, min_periods=1).mean()),
+    ("concat", lambda v: xr.concat([v, v.isel(time=slice(0, 9))], "time")),
+    ("chunk", lambda v: v.chunk(time=4)),
+]
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+@pytest.mark.parametrize(("label", "op"), BREAKING, ids=[b[0] for b in BREAKING])
+def test_conform_brings_back_one_chunk_per_rank(comm_of, n, label, op):
+    comm = comm_of(n)
+    x, memory = labelled(n, comm)
+    ds = xr.Dataset({"t": x, "z": x.mean("lat")})
+    result = op(ds)
+    # on one rank, xarray may chunk another dimension (rolling): name the one wanted
+    conformed = result.dnd.conform() if n > 1 else result.dnd.conform("time")
+    expected = op(xr.Dataset({"t": memory, "z": memory.mean("lat")}))
+    for name in ("t", "z"):
+        var = conformed[name]
+        assert var.dnd.split == "time" and var.dnd.comm == comm
+        chunks = var.data.chunks
+        assert len(chunks[0]) == n and all(len(c) == 1 for c in chunks[1:])
+        b = var.dnd.to_dndarray()
+        assert b.to_dask() is var.data  # already one chunk per rank: nothing more to do
+        assert_layout(b, expected[name].values, 0, comm)
+    xr.testing.assert_allclose(conformed.compute(), expected)
+    single = result["t"].dnd.conform("time")  # the DataArray accessor too
+    assert single.data.chunks == conformed["t"].data.chunks and single.name == "t"
+
+
+def test_conform_gives_empty_ranks_back(comm_of):
+    comm = comm_of(5)
+    x, memory = labelled(5, comm, days=12)
+    few = x.isel(time=slice(2, 5))  # the chunks of two ranks only
+    assert len(few.data.chunks[0]) == 2
+    conformed = few.dnd.conform()
+    assert conformed.dnd.lshape_map[:, 0].tolist() == [1, 1, 1, 0, 0]
+    xr.testing.assert_identical(conformed.compute(), memory.isel(time=slice(2, 5)))
+    by_lon = x.dnd.conform("lon")  # another dimension: resplit
+    assert by_lon.dnd.split == "lon" and by_lon.dnd.lshape_map[:, 2].tolist() == [1] * 5
+    with pytest.raises(ValueError, match=r"`dim` must be a dimension of \('time', 'lat', 'lon'\)"):
+        x.dnd.conform("depth")
+    with pytest.raises(ValueError, match=r"`dim` must be a dimension of"):
+        xr.Dataset({"t": x}).dnd.conform("depth")
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_xarray_persist_pins_chunks_like_dndarray_persist(client, comm, n):
+    ranks = comm.subcomm(list(range(n))[::-1])  # rank r on worker n - 1 - r: not Dask's pick
+    x, memory = labelled(n, ranks, days=12)
+    pinned = [(w,) for w in ranks.workers]
+
+    def held(obj):
+        persisted = obj.persist()
+        distributed.wait(persisted.data)
+        who = client.who_has(persisted.data)
+        return [tuple(who[key]) for key in dask.core.flatten(persisted.data.__dask_keys__())]
+
+    assert held(x) == pinned
+    assert held(x * 2 + 1) == pinned  # xarray's tasks on top follow their inputs
+    assert held(x.resample(time="3D").mean().dnd.conform()) == pinned
+    assert held(x.rolling(time=3).mean().dnd.conform()) == pinned
+    ds = xr.Dataset({"t": x, "u": x.dnd.resplit("lon")}).persist()
+    distributed.wait([ds["t"].data, ds["u"].data])
+    for var in ("t", "u"):
+        who = client.who_has(ds[var].data)
+        assert [tuple(who[k]) for k in dask.core.flatten(ds[var].data.__dask_keys__())] == pinned
+    xr.testing.assert_identical(ds["t"].compute(), memory)
 
 
 # ---------------------------------------------------------- accessor methods
