@@ -459,6 +459,10 @@ def test_climate_example_writes_a_png(tmp_path):
     assert "field: dims=('time', 'lat', 'lon'), split=time" in out
     assert "loaded from netCDF: dims=('time', 'lat', 'lon'), split=time" in out
     assert "anomalies: dims=('time', 'lat', 'lon'), split=time" in out
+    assert "netCDF read by xarray: coords and attrs identical=True" in out
+    for step in ("anomalies, conformed", "weekly means, conformed", "running mean, conformed"):
+        assert f"{step}: split=time, 3 chunks on 3 ranks, ok=True" in out
+    assert "zarr read by xarray: equal=True" in out
     assert (
         "resplit to space: dims=('time', 'lat', 'lon'), split=lat, lshape_map=[[1460, 6, 36]" in out
     )
