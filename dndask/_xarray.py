@@ -47,6 +47,12 @@ class Labels(NamedTuple):
     attrs: dict
 
 
+def labels_of(a: _dndarray.DNDarray) -> Labels | None:
+    """``a``'s labels if it has some and they still fit its shape, else None."""
+    labels = a._labels
+    return labels if labels is not None and labels.shape == a.shape else None
+
+
 class _Origin(NamedTuple):
     """What dndask knows about a Dask array it gave to xarray."""
 
@@ -203,7 +209,7 @@ def to_xarray(a, dims=None, coords=None, name=None, attrs=None):
     if not isinstance(a, _dndarray.DNDarray):
         raise TypeError(f"`a` must be a DNDarray, got {type(a).__name__}")
     xr = _xarray("to_xarray")
-    labels = a._labels if a._labels is not None and a._labels.shape == a.shape else None
+    labels = labels_of(a)
     if labels is not None:
         same_dims = dims is None or tuple(_layout.normalize_dims(dims, a.ndim)) == labels.dims
         dims = labels.dims if dims is None else dims

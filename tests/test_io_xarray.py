@@ -88,6 +88,20 @@ def test_dataarray_round_trip_keeps_coords_name_and_attrs(tmp_path, comm_of, fmt
 
 
 @pytest.mark.parametrize("fmt", ["nc", "zarr"])
+def test_labelled_dndarray_saves_its_labels(tmp_path, comm_of, fmt):
+    comm = comm_of(3)
+    expected = dataset(5)["t"]
+    a = ht.from_xarray(expected, split="lat", comm=comm)
+    save(a, tmp_path / f"x.{fmt}", fmt)
+    xr.testing.assert_identical(read(tmp_path / f"x.{fmt}", fmt)["t"], expected)
+    key = {"variable": "v"} if fmt == "nc" else {"component": "v"}
+    save(a, tmp_path / f"plain.{fmt}", fmt, dims=("d", "e", "f"), **key)  # dims given: no labels
+    plain = read(tmp_path / f"plain.{fmt}", fmt)
+    assert plain["v"].dims == ("d", "e", "f") and not plain.coords and plain["v"].attrs == {}
+    np.testing.assert_array_equal(plain["v"].values, expected.values)
+
+
+@pytest.mark.parametrize("fmt", ["nc", "zarr"])
 def test_unnamed_dataarray_reads_back_unnamed(tmp_path, comm_of, fmt):
     comm = comm_of(3)
     x = ht.arange(7, split=0, comm=comm).to_xarray(dims="n", coords={"n": np.arange(7) * 2})

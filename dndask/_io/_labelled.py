@@ -57,6 +57,18 @@ def is_labelled(a: object) -> bool:
     )
 
 
+def with_labels(a: object, dims) -> object:
+    """A labelled DNDarray (made by ``from_xarray``) as its DataArray, so its labels are saved.
+
+    Only when ``dims`` is None (names given for the save win) and the
+    labels still fit the array (:class:`dndask._xarray.Labels`); anything
+    else is returned as it is.
+    """
+    if isinstance(a, _dndarray.DNDarray) and dims is None and _xarray.labels_of(a) is not None:
+        return a.to_xarray()
+    return a
+
+
 def _dataset(obj, variable, what: str):
     """``obj`` as a Dataset; ``variable`` names a DataArray's variable (None for a Dataset)."""
     xr = xarray_module(obj)

@@ -153,6 +153,8 @@ def save_netcdf(a, path, variable=None, dims=None, mode="w-") -> None:
     coordinates and attributes are written too, by xarray itself on rank 0's
     worker, and ``xr.open_dataset(path)`` reads the file back identical. Its
     data variables are written by their ranks (see :mod:`dndask._io._labelled`).
+    A DNDarray made by :func:`dndask.from_xarray` is saved as its DataArray
+    (with the labels it brought in) when ``dims`` is None.
 
     Parameters
     ----------
@@ -182,6 +184,7 @@ def save_netcdf(a, path, variable=None, dims=None, mode="w-") -> None:
     >>> xr.open_dataset(path)["t"].time.values.tolist()
     [10, 20, 30]
     """
+    a = _labelled.with_labels(a, dims)  # a DNDarray from from_xarray: its labels too
     if _labelled.is_labelled(a):
         _save_labelled(a, path, variable, dims, mode)
         return

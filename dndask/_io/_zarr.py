@@ -247,7 +247,8 @@ def save_zarr(a, path, component=None, mode="w-", dims=None) -> None:
     dimension names. ``a`` may also be an ``xarray.DataArray`` or ``Dataset``:
     xarray writes its metadata, coordinates and attributes on rank 0's worker
     and the ranks write the data variables, so ``xr.open_zarr(path)`` reads it
-    back identical.
+    back identical. A DNDarray made by :func:`dndask.from_xarray` is saved as
+    its DataArray (with the labels it brought in) when ``dims`` is None.
 
     Parameters
     ----------
@@ -277,6 +278,7 @@ def save_zarr(a, path, component=None, mode="w-", dims=None) -> None:
     >>> xr.open_zarr(path)["t"].time.values.tolist()
     [10, 20, 30]
     """
+    a = _labelled.with_labels(a, dims)  # a DNDarray from from_xarray: its labels too
     if _labelled.is_labelled(a):
         _save_labelled(a, path, component, mode, dims)
         return
