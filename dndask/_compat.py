@@ -44,6 +44,7 @@ from dask._task_spec import Alias, List, Task, TaskRef
 # equivalent for in-memory blocks (``da.block`` takes dask arrays).
 from dask.array.core import concatenate3
 from dask.array.utils import meta_from_array
+from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from distributed.deploy.cluster import Cluster
 from distributed.protocol import pickle
 
@@ -61,6 +62,7 @@ __all__ = [
     "SliceTask",
     "Task",
     "TaskRef",
+    "annotate_workers",
     "array_optimizer",
     "concatenate3",
     "err_task",
@@ -146,6 +148,25 @@ def install_array_optimizer(optimize) -> bool:
 
 
 # ---------------------------------------------------------------- arrays
+def annotate_workers(graph: HighLevelGraph, workers, keys: set) -> HighLevelGraph:
+    """``graph`` with each layer that holds one of ``keys`` annotated ``workers=workers``.
+
+    Dask reads layer annotations off the graph an optimization returns and
+    sends them to the scheduler as per-key restrictions; ``workers`` is a
+    callable of the key (``[]`` for keys it does not place). The restrictions
+    are loose (``allow_other_workers``): a task whose worker is gone runs elsewhere.
+    """
+    layers = {}
+    for name, layer in graph.layers.items():
+        if keys.isdisjoint(layer.keys()):
+            layers[name] = layer
+        else:
+            annotations = {**(layer.annotations or {}), "workers": workers}
+            annotations["allow_other_workers"] = True
+            layers[name] = MaterializedLayer(dict(layer), annotations=annotations)
+    return HighLevelGraph(layers, graph.dependencies)
+
+
 def query_planning() -> bool:
     """Whether ``dask.array.Array`` is an expression (``array.query-planning`` on)."""
     enabled = getattr(da, "array_expr_enabled", None)  # public, but not yet in dask 2025.1

@@ -8,7 +8,9 @@ scheduler plugin, kept replicas, errors naming lost ranks) lives in
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -24,6 +26,7 @@ from . import _progress
 from ._compat import (
     Task,
     TaskRef,
+    annotate_workers,
     array_optimizer,
     concatenate3,
     flatten,
@@ -97,6 +100,46 @@ def claim(array: da.Array) -> None:
     _claimed_layers.update(array.__dask_layers__())
 
 
+# The placement tables (key -> worker) of the dask arrays dndask handed to other code
+# (xarray), by the array's top layer; bounded to the most recent ones.
+_HANDED_SIZE = 1024
+_handed: collections.OrderedDict[str, dict] = collections.OrderedDict()
+_handed_lock = threading.Lock()
+
+
+def hand_over(array: da.Array, table: Mapping) -> None:
+    """Pin ``table``'s tasks wherever a graph built on ``array`` is computed by others.
+
+    xarray's own ``.persist()`` and ``.compute()`` (and ``dask.persist``) of
+    graphs that hold ``array`` then run the dndask-made tasks in ``table`` on
+    their ranks' workers, as ``DNDarray.persist`` does (see
+    :func:`array_optimize`); tasks added on top follow their inputs.
+    """
+    table = dict(table)
+    with _handed_lock:
+        for layer in array.__dask_layers__():
+            _handed[layer] = table
+            _handed.move_to_end(layer)
+        while len(_handed) > _HANDED_SIZE:
+            _handed.popitem(last=False)
+
+
+def _pin_handed(source: HighLevelGraph, graph: HighLevelGraph) -> HighLevelGraph:
+    """``graph`` (culled from ``source``) with handed-over tasks restricted to their workers.
+
+    The handed-over arrays are found by ``source``'s layer names (culling renames layers).
+    """
+    with _handed_lock:
+        tables = [_handed[name] for name in source.layers if name in _handed]
+    if not tables:
+        return graph
+    keys = set(graph.keys())
+    table = {key: w for t in tables for key, w in t.items() if key in keys}
+    if not table:
+        return graph
+    return annotate_workers(graph, Placement(table), set(table))
+
+
 def array_optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
     """Dask's array optimization, except for graphs that hold a DNDarray's layers.
 
@@ -105,7 +148,8 @@ def array_optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
     DNDarray, e.g. by xarray on ``a.to_xarray()``, goes through
     :func:`optimize` (culled, unfused), as ``a.compute()`` does, so the
     scheduler never sees one of its keys with two different tasks; every other
-    dask array keeps Dask's fusion.
+    dask array keeps Dask's fusion. The tasks of arrays handed over with
+    :func:`hand_over` are pinned to their ranks' workers on the way.
 
     Examples
     --------
@@ -115,7 +159,7 @@ def array_optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
     {('never-claimed', 0): DataNode(1)}
     """
     if isinstance(dsk, HighLevelGraph) and not _claimed_layers.isdisjoint(dsk.layers):
-        return optimize(dsk, keys)
+        return _pin_handed(dsk, optimize(dsk, keys))
     return dask_array_optimize(dsk, keys, **kwargs)
 
 

@@ -62,6 +62,9 @@ class DNDarray(DistributedArray):
     """
 
     __array_priority__ = 100
+    # xarray labels (dims, coords, name, attrs) that ``from_xarray`` brought in; ``to_xarray``
+    # restores them while the shape is unchanged (see dndask._xarray.Labels)
+    _labels = None
 
     def __init__(self, array: da.Array, split: int | None, comm: Comm):
         if not isinstance(array, da.Array):
@@ -227,6 +230,7 @@ class DNDarray(DistributedArray):
         x = self._array
         out = DNDarray(new_array(x.dask, x.name, x.chunks, x), self._split, self._comm)
         out._task_ranks = dict(self._task_ranks)
+        out._labels = self._labels
         return out
 
     def redistribute_(self, lshape_map=None, target_map=None) -> DNDarray:

@@ -141,6 +141,49 @@ def balanced_counts(n: int, size: int) -> Counts:
     return tuple(q + 1 if r < rem else q for r in range(size))
 
 
+# Largest chunk dndask aims for when it picks a chunked store's chunking (zarr).
+STORE_CHUNK_BYTES = 64 * 2**20
+
+
+def chunk_rows(shape: Shape, split: int, size: int, itemsize: int, cap_bytes: int) -> int:
+    """Rows per chunk along ``split`` for chunked stores: a rank's share, capped near ``cap_bytes``.
+
+    >>> chunk_rows((7, 2), 0, 3, 8, 2**20)
+    3
+    >>> chunk_rows((10**6, 4), 0, 2, 8, 2**20)
+    32768
+    """
+    row_bytes = itemsize * math.prod(s for ax, s in enumerate(shape) if ax != split)
+    per_rank = max(1, math.ceil(shape[split] / size))
+    return max(1, min(per_rank, cap_bytes // max(1, row_bytes)))
+
+
+def whole_chunk_counts(n: int, size: int, rows: int, rest_last: bool = False) -> Counts:
+    """Rows per rank so that every rank holds whole chunks of ``rows`` rows, one the rest.
+
+    Each rank takes the smallest multiple of ``rows`` at least its balanced
+    share; ranks past the end hold none. Ranks then never share a chunk.
+    ``rest_last`` puts a partial last chunk on the last rank (the ranks
+    before it empty), as xarray's ``to_zarr`` demands: every Dask chunk but
+    the last a whole number of zarr chunks.
+
+    >>> whole_chunk_counts(7, 3, 3)
+    (3, 3, 1)
+    >>> whole_chunk_counts(10, 4, 3)
+    (3, 3, 3, 1)
+    >>> whole_chunk_counts(3, 5, 1)
+    (1, 1, 1, 0, 0)
+    >>> whole_chunk_counts(7, 3, 2), whole_chunk_counts(7, 3, 2, rest_last=True)
+    ((4, 3, 0), (4, 0, 3))
+    """
+    per_rank = rows * math.ceil(max(1, math.ceil(n / size)) / rows)
+    counts = [min(per_rank, max(0, n - r * per_rank)) for r in range(size)]
+    held = [r for r, c in enumerate(counts) if c]
+    if rest_last and held and held[-1] != size - 1 and counts[held[-1]] % rows:
+        counts[-1], counts[held[-1]] = counts[held[-1]], 0
+    return tuple(counts)
+
+
 def displacements(counts: Sequence[int]) -> Counts:
     """Offsets of each rank's first row (exclusive prefix sum).
 

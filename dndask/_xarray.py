@@ -25,12 +25,34 @@ from typing import TYPE_CHECKING, NamedTuple
 import dask.array as da
 import numpy as np
 
-from . import _comm, _dndarray, _layout, _per_rank, _torch
+from . import _comm, _compute, _dndarray, _layout, _per_rank, _torch
 
 if TYPE_CHECKING:
     import torch
 
 _REGISTRY_SIZE = 1024
+
+
+class Labels(NamedTuple):
+    """The xarray labels of a DNDarray made from a DataArray, restored by :func:`to_xarray`.
+
+    ``from_xarray`` and ``.dnd.to_dndarray()`` store them on the DNDarray
+    (``a._labels``); they apply while ``a.shape`` is still ``shape`` (in-place
+    changes of distribution keep it; results of operations are new arrays
+    without labels).
+    """
+
+    shape: tuple[int, ...]
+    dims: tuple
+    coords: object  # xarray Coordinates
+    name: Hashable | None
+    attrs: dict
+
+
+def labels_of(a: _dndarray.DNDarray) -> Labels | None:
+    """``a``'s labels if it has some and they still fit its shape, else None."""
+    labels = a._labels
+    return labels if labels is not None and labels.shape == a.shape else None
 
 
 class _Origin(NamedTuple):
@@ -60,6 +82,7 @@ def _xarray(caller: str):
 def _remember(a: _dndarray.DNDarray, dims: Sequence[Hashable]) -> None:
     dim = None if a.split is None else dims[a.split]
     name = a.to_dask().name
+    _compute.hand_over(a.to_dask(), a._placement())  # xarray's own persist pins the chunks
     with _origins_lock:
         _origins[name] = _Origin(a.comm, dim, dict(a._task_ranks))
         _origins.move_to_end(name)
@@ -122,18 +145,20 @@ def _layout_of(obj) -> tuple[int | None, _comm.Comm, dict]:
 
 
 def _wrap(obj, axis: int | None, comm: _comm.Comm, task_ranks: dict) -> _dndarray.DNDarray:
-    """A DataArray's data as a DNDarray split along ``axis``, conformed if needed."""
+    """A DataArray's data as a DNDarray split along ``axis``, conformed if needed, labelled."""
     data = obj.data
     if isinstance(data, da.Array):
         out = _dndarray.from_dask(data, axis, comm)
         out._task_ranks.update(task_ranks)
-        return out
-    values = np.asarray(data)
-    if values.dtype.kind not in "biufc":
-        raise TypeError(
-            f"`obj` must hold boolean or numeric data, got {values.dtype} in {obj.name!r}"
-        )
-    return _per_rank.scatter(values, axis, comm)
+    else:
+        values = np.asarray(data)
+        if values.dtype.kind not in "biufc":
+            raise TypeError(
+                f"`obj` must hold boolean or numeric data, got {values.dtype} in {obj.name!r}"
+            )
+        out = _per_rank.scatter(values, axis, comm)
+    out._labels = Labels(out.shape, tuple(obj.dims), obj.coords, obj.name, dict(obj.attrs))
+    return out
 
 
 def _dim_axis(obj, dim, name: str = "dim") -> int | None:
@@ -186,8 +211,16 @@ def to_xarray(a, dims=None, coords=None, name=None, attrs=None):
     if not isinstance(a, _dndarray.DNDarray):
         raise TypeError(f"`a` must be a DNDarray, got {type(a).__name__}")
     xr = _xarray("to_xarray")
+    labels = labels_of(a)
+    if labels is not None:
+        same_dims = dims is None or tuple(_layout.normalize_dims(dims, a.ndim)) == labels.dims
+        dims = labels.dims if dims is None else dims
+        coords = labels.coords if coords is None and same_dims else coords
+        name = labels.name if name is None else name
+        attrs = dict(labels.attrs) if attrs is None else attrs
     dims = _layout.normalize_dims(dims, a.ndim)
-    out = xr.DataArray(a.to_dask(), dims=dims, coords=coords, name=name, attrs=attrs)
+    out = xr.DataArray(a.to_dask(), dims=dims, coords=coords, attrs=attrs)
+    out.name = name  # not the Dask key, which xarray takes from data.name otherwise
     _remember(a, dims)
     return out
 
@@ -204,17 +237,22 @@ def _from_dataarray(obj, split, comm) -> _dndarray.DNDarray:
 
 
 def from_xarray(obj, split=None, comm=None):
-    """A DNDarray from an ``xarray.DataArray``, or a dict of them from a ``Dataset``.
+    """A DNDarray from an ``xarray.DataArray``; a DNDarray-backed Dataset from a ``Dataset``.
 
     ``split`` is a dimension name or an axis (``None``: one chunk on rank 0,
     as with ``ht.array``). Dask-backed data stays lazy and keeps its chunks if
     they already are one per rank along ``split`` (as for arrays made by
     :func:`to_xarray`); otherwise it is rechunked to the balanced layout.
-    In-memory data is sent from the driver to the ranks. For a Dataset, each
-    data variable that has the dimension ``split`` is split along it, the
-    others are not split. ``comm`` defaults to the comm the data came from
-    (see the module notes), else the default comm. Use ``obj.dnd.to_dndarray()``
-    to keep the current distribution, whatever it is.
+    In-memory data is sent from the driver to the ranks. ``comm`` defaults to
+    the comm the data came from (see the module notes), else the default comm.
+    Use ``obj.dnd.to_dndarray()`` to keep the current distribution, whatever it is.
+
+    A DataArray gives a DNDarray that remembers the DataArray's dims, coords,
+    name and attrs: ``a.to_xarray()`` restores them (see :class:`Labels`).
+    A Dataset gives a Dataset with the same coordinates and attributes whose
+    data variables are DNDarray graphs: each variable that has the dimension
+    ``split`` is split along it, the others are not split (one chunk on rank 0).
+    ``ds.dnd.to_dndarray()`` gives them as a dict of DNDarrays.
 
     Parameters
     ----------
@@ -227,18 +265,24 @@ def from_xarray(obj, split=None, comm=None):
 
     Returns
     -------
-    DNDarray, or dict of str to DNDarray for a Dataset
+    DNDarray, or xarray.Dataset for a Dataset
+
+    Raises
+    ------
+    ValueError
+        ``split`` is not a dimension of ``obj`` (the message names the dims it has).
 
     Examples
     --------
     >>> import dndask as ht, numpy as np, xarray as xr
-    >>> x = xr.DataArray(np.arange(12).reshape(4, 3), dims=("time", "lat"))
+    >>> x = xr.DataArray(np.arange(12).reshape(4, 3), dims=("time", "lat"), name="t")
     >>> a = ht.from_xarray(x, split="time", comm=ht.get_comm().subcomm([0, 1]))
-    >>> a.split, a.lshape_map.tolist()
-    (0, [[2, 3], [2, 3]])
+    >>> a.split, a.lshape_map.tolist(), a.to_xarray().dims, a.to_xarray().name
+    (0, [[2, 3], [2, 3]], ('time', 'lat'), 't')
     >>> ds = xr.Dataset({"t": x, "z": ("lat", np.zeros(3))})
-    >>> {k: v.split for k, v in ht.from_xarray(ds, split="time").items()}
-    {'t': 0, 'z': None}
+    >>> out = ht.from_xarray(ds, split="time")
+    >>> {k: v.dnd.split for k, v in out.data_vars.items()}
+    {'t': 'time', 'z': None}
     """
     xr = _xarray("from_xarray")
     if comm is not None and not isinstance(comm, _comm.Comm):
@@ -247,10 +291,11 @@ def from_xarray(obj, split=None, comm=None):
         return _from_dataarray(obj, split, comm)
     if isinstance(obj, xr.Dataset):
         _check_dataset_dim(obj, split, "split")
-        return {
+        arrays = {
             name: _from_dataarray(var, split if split in var.dims else None, comm)
             for name, var in obj.data_vars.items()
         }
+        return obj.assign({name: _rewrap(obj[name], a) for name, a in arrays.items()})
     raise TypeError(f"`obj` must be an xarray DataArray or Dataset, got {type(obj).__name__}")
 
 
@@ -320,6 +365,92 @@ class DataArrayAccessor:
     def persist(self):
         """A copy computed into the workers' memory, chunk ``r`` on rank ``r``'s worker."""
         return _rewrap(self._obj, self.to_dndarray().persist_())
+
+    def conform(self, dim=None):
+        """A copy with one chunk per rank again, on the same comm.
+
+        xarray operations that regroup the split dimension (``groupby`` over
+        it, ``resample``, ``rolling``, ``concat``, ``isel``, ``chunk``) leave
+        other chunks: many small ones, or the chunks of some ranks only. The
+        copy's chunks are one per rank of :attr:`comm` along ``dim`` (by
+        default :attr:`split`, what the chunks show): kept as they are if they
+        already are, else Heat's balanced layout. It is a lazy rechunk; each
+        rank's chunk is assembled from the pieces that hold its rows, so every
+        row moves at most once, when the copy is computed or persisted (and
+        xarray's own ``.persist()`` then pins chunk ``r`` to rank ``r``). The
+        comm is recorded again, so the copy's descendants find it.
+
+        Parameters
+        ----------
+        dim : str or int, optional
+            The dimension to split along.
+
+        Examples
+        --------
+        >>> import dndask as ht, numpy as np, pandas as pd
+        >>> comm = ht.get_comm().subcomm([0, 1, 2])
+        >>> t = ht.arange(12.0, split=0, comm=comm).to_xarray(
+        ...     dims="time", coords={"time": pd.date_range("2000-01-01", periods=12)})
+        >>> weekly = t.resample(time="3D").mean()
+        >>> weekly.data.chunks, weekly.dnd.conform().data.chunks
+        (((1, 1, 1, 1),), ((2, 1, 1),))
+        """
+        axis, comm, task_ranks = _layout_of(self._obj)
+        if dim is not None:
+            axis = _dim_axis(self._obj, dim)
+        return _rewrap(self._obj, _wrap(self._obj, axis, comm, task_ranks))
+
+    def chunk_for_zarr(self, rows: int | None = None):
+        """A copy that ``xarray.to_zarr`` writes with every rank writing its own zarr chunks.
+
+        Along the split dimension each rank holds a multiple of ``rows`` rows
+        but the last rank, which holds the rest (ranks before it may then be
+        empty; a lazy move of the rows at the rank boundaries), and
+        ``encoding["chunks"]`` is ``rows`` along it and the whole extent along
+        every other dimension. No zarr
+        chunk then spans two ranks, so xarray's safe-chunk check passes and
+        ``to_zarr`` needs no ``safe_chunks=False`` (which would let two ranks
+        write one chunk at once). ``ht.save_zarr(x, path)`` does all of this
+        and also keeps each write on its rank's worker.
+
+        Parameters
+        ----------
+        rows : int, optional
+            Rows per zarr chunk along the split dimension; by default a rank's
+            share, capped near 64 MiB per chunk (as ``ht.save_zarr`` picks).
+
+        Examples
+        --------
+        >>> import dndask as ht
+        >>> x = ht.arange(7, split=0, comm=ht.get_comm().subcomm([0, 1, 2])).to_xarray(dims="t")
+        >>> x.data.chunks
+        ((3, 2, 2),)
+        >>> z = x.dnd.chunk_for_zarr()
+        >>> z.data.chunks, z.encoding["chunks"]
+        (((3, 3, 1),), (3,))
+        """
+        if rows is not None and (not isinstance(rows, int) or isinstance(rows, bool)):
+            raise TypeError(f"`rows` must be None or an int, got {type(rows).__name__}")
+        if rows is not None and rows < 1:
+            raise ValueError(f"`rows` must be at least 1, got {rows}")
+        a = self.to_dndarray()
+        split = 0 if a.split is None else a.split
+        if a.ndim == 0:
+            chunks = ()
+        elif a.split is None:
+            chunks = tuple(max(1, s) for s in a.shape)
+        else:
+            if rows is None:
+                rows = _layout.chunk_rows(
+                    a.shape, split, a.comm.size, a.dtype.itemsize, _layout.STORE_CHUNK_BYTES
+                )
+            counts = _layout.whole_chunk_counts(a.shape[split], a.comm.size, rows, rest_last=True)
+            a.redistribute_(target_map=_counts_map(a, counts))
+            chunks = tuple(rows if ax == split else max(1, s) for ax, s in enumerate(a.shape))
+        out = _rewrap(self._obj, a)
+        encoding = {k: v for k, v in out.encoding.items() if k != "preferred_chunks"}
+        out.encoding = {**encoding, "chunks": chunks}
+        return out
 
 
 class DatasetAccessor:
@@ -418,6 +549,40 @@ class DatasetAccessor:
         return self._each(
             lambda name, var: var.dnd.persist() if isinstance(var.data, da.Array) else None
         )
+
+    def conform(self, dim=None):
+        """A copy with every Dask-backed variable one chunk per rank again (see the DataArray's).
+
+        Variables that have ``dim`` are split along it; the others (and all
+        of them if ``dim`` is None) along what their chunks show.
+        """
+        _check_dataset_dim(self._obj, dim, "dim")
+
+        def change(name, var):
+            if dim is not None and dim in var.dims:
+                return var.dnd.conform(dim)
+            return var.dnd.conform() if isinstance(var.data, da.Array) else None
+
+        return self._each(change)
+
+    def chunk_for_zarr(self, rows: int | None = None):
+        """A copy that ``xarray.to_zarr`` writes rank by rank (see the DataArray's).
+
+        Every Dask-backed variable is laid out and gets ``encoding["chunks"]``;
+        ``rows`` (if given) applies to every split variable.
+        """
+        return self._each(
+            lambda name, var: (
+                var.dnd.chunk_for_zarr(rows) if isinstance(var.data, da.Array) else None
+            )
+        )
+
+
+def _counts_map(a: _dndarray.DNDarray, counts) -> torch.Tensor:
+    """``a``'s lshape_map with ``counts`` along its split axis."""
+    target = a.lshape_map
+    target[:, a.split] = _torch.torch().tensor(counts)
+    return target
 
 
 def _as_counts(value) -> list[int]:

@@ -1,11 +1,16 @@
 """A climate analysis on a labelled, distributed field: time x lat x lon.
 
 1. make a synthetic daily temperature field, split by time (each rank its days);
-2. write it to netCDF in parallel and load it back, each rank reading its own days;
+2. write it to netCDF in parallel (coordinates and attributes too) and load it
+   back, each rank reading its own days; xarray reads the file back identical;
 3. compute the monthly climatology and the anomalies, still split by time;
-4. resplit to space (each rank a band of latitudes with all the days) and fit a
+4. one year's weekly means (resample) and 31-day running mean (rolling): xarray changes
+   the chunks, ``.dnd.conform()`` brings them back to one chunk per rank, and
+   xarray's own ``.persist()`` keeps chunk r on rank r; the layout is checked
+   after each step;
+5. resplit to space (each rank a band of latitudes with all the days) and fit a
    per-point warming trend, which is then local to each rank;
-5. plot the climatology and the trend map to a PNG.
+6. plot the climatology and the trend map to a PNG.
 
 Run:  python examples/climate.py [output.png]   (default: a temporary folder)
 """
@@ -55,6 +60,17 @@ def describe(label: str, x: xr.DataArray) -> None:
     print(f"{label}: dims={x.dims}, split={x.dnd.split}, lshape_map={x.dnd.lshape_map.tolist()}")
 
 
+def check_layout(label: str, x: xr.DataArray) -> bool:
+    """Print whether ``x`` is one chunk per rank along its split dimension, one along the others."""
+    chunks = x.data.chunks
+    axis = x.dims.index(x.dnd.split)
+    ranks = x.dnd.comm.size
+    whole = all(len(c) == 1 for i, c in enumerate(chunks) if i != axis)
+    ok = len(chunks[axis]) == ranks and whole
+    print(f"{label}: split={x.dnd.split}, {len(chunks[axis])} chunks on {ranks} ranks, ok={ok}")
+    return ok
+
+
 def per_point_trend(anomalies: xr.DataArray) -> xr.DataArray:
     """Least-squares slope over time at every grid point, in K per decade."""
     years = (anomalies.time - anomalies.time[0]).dt.days / 365.25
@@ -78,11 +94,28 @@ def plot(climatology: xr.DataArray, trend: xr.DataArray, path: str) -> None:
 
 def netcdf_round_trip(field: xr.DataArray, path: str) -> xr.DataArray:
     """Parallel I/O: every rank writes its own days, then reads them back on its worker."""
-    ht.save_netcdf(field.dnd.to_dndarray(), path, "temperature", dims=field.dims)
+    field = field.rename("temperature").assign_attrs(units="degC")
+    ht.save_netcdf(field, path)  # the data by the ranks, coordinates and attributes by xarray
+    with xr.open_dataset(path) as ds:
+        read = ds["temperature"]
+        same = read.coords.equals(field.coords) and read.attrs == field.attrs
+        print(f"netCDF read by xarray: coords and attrs identical={same}")
     loaded = ht.load_netcdf(path, "temperature", split="time").persist()
     t = loaded.to_xarray(dims=field.dims, coords=field.coords, name="temperature")
     describe("loaded from netCDF", t)
     return t
+
+
+def layout_breaking_steps(anomalies: xr.DataArray) -> None:
+    """sel, resample and rolling change the chunks; conform brings back one chunk per rank."""
+    year = anomalies.sel(time="2001").dnd.conform()  # one year: the days of two ranks only
+    check_layout("one year, conformed", year)
+    weekly = year.resample(time="7D").mean()
+    print(f"weekly means: {len(weekly.data.chunks[0])} chunks along time (one per week)")
+    weekly = weekly.dnd.conform().persist()  # xarray's own persist: chunk r on rank r
+    check_layout("weekly means, conformed", weekly)
+    smooth = year.rolling(time=31, center=True, min_periods=1).mean().dnd.conform("time")
+    check_layout("31-day running mean, conformed", smooth)
 
 
 def analyse(t: xr.DataArray, output: str) -> None:
@@ -90,7 +123,11 @@ def analyse(t: xr.DataArray, output: str) -> None:
     climatology = t.groupby("time.month").mean("time").compute()
     print(f"climatology: dims={climatology.dims}, {climatology.nbytes} bytes in the driver")
     anomalies = t.groupby("time.month") - climatology
+    print(f"anomalies: {len(anomalies.data.chunks[0])} chunks along time (xarray's groupby)")
+    anomalies = anomalies.dnd.conform()  # one chunk per rank again, on the same ranks
     describe("anomalies", anomalies)
+    check_layout("anomalies, conformed", anomalies)
+    layout_breaking_steps(anomalies)
 
     space = anomalies.dnd.resplit("lat").dnd.persist()  # each rank: some latitudes, all days
     describe("resplit to space", space)

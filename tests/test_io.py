@@ -78,7 +78,9 @@ def test_zarr_round_trip(tmp_path, comm_of, shape, split, n):
     a, expected = source(shape, split, comm, np.int32)
     path = tmp_path / "x.zarr"
     ht.save_zarr(a, path)
-    np.testing.assert_array_equal(zarr.open_array(str(path), mode="r")[...], expected)
+    with xr.open_dataarray(path, engine="zarr") as x:  # a group xarray opens, one variable
+        assert x.name is None and x.dims == tuple(f"dim_{i}" for i in range(len(shape)))
+        np.testing.assert_array_equal(x.values, expected)
     assert_layout(ht.load_zarr(path, split=split, comm=comm), expected, split, comm)
     assert leftovers(tmp_path) == []
 
@@ -259,8 +261,12 @@ def test_missing_dataset_variable_component(tmp_path, comm_of):
     ht.save_zarr(a, tmp_path / "g.zarr", component="temp")
     with pytest.raises(KeyError, match=r"`component` 'rain' is not an array .* \['temp'\]"):
         ht.load_zarr(tmp_path / "g.zarr", component="rain", comm=comm)
-    with pytest.raises(ValueError, match=r"`component` must name an array .* \['temp'\]"):
-        ht.load_zarr(tmp_path / "g.zarr", comm=comm)
+    expected = np.zeros((3, 2), np.float32)
+    assert_layout(ht.load_zarr(tmp_path / "g.zarr", comm=comm), expected, 0, comm)
+    two = xr.Dataset({"u": (("x", "y"), np.zeros((3, 2))), "v": ("x", np.ones(3))})
+    ht.save_zarr(two, tmp_path / "two.zarr")
+    with pytest.raises(ValueError, match=r"`component` must name an array .* \['u', 'v'\]"):
+        ht.load_zarr(tmp_path / "two.zarr", comm=comm)
     ht.save_zarr(a, tmp_path / "a.zarr")
     with pytest.raises(KeyError, match=r"`component` 'temp' is not an array"):
         ht.load_zarr(tmp_path / "a.zarr", component="temp", comm=comm)
@@ -277,8 +283,8 @@ def test_split_that_does_not_exist(tmp_path, comm_of):
     ht.save_hdf5(a, tmp_path / "x.h5", "t")
     with pytest.raises(TypeError, match=r"`split` must be None or an int, got str"):
         ht.load_hdf5(tmp_path / "x.h5", "t", split="time", comm=comm)
-    ht.save_zarr(a, tmp_path / "x.zarr")  # no dimension names
-    with pytest.raises(ValueError, match=r"`split` must be .* \(\), got 'time'"):
+    ht.save_zarr(a, tmp_path / "x.zarr")  # xarray's default dimension names
+    with pytest.raises(ValueError, match=r"`split` must be .* \('dim_0', 'dim_1'\), got 'time'"):
         ht.load_zarr(tmp_path / "x.zarr", split="time", comm=comm)
     with pytest.raises(ValueError, match=r"`split` must be in \[-2, 1\]"):
         ht.load_csv(tmp_path / "x.csv", split=3, comm=comm)

@@ -8,7 +8,9 @@ import subprocess
 import sys
 import time
 
+import dask
 import dask.array as da
+import distributed
 import numpy as np
 import pandas as pd
 import pytest
@@ -131,6 +133,79 @@ def test_one_rank_remembers_the_split_dimension(comm_of):
     assert x.dnd.to_dndarray().split == 0
 
 
+# ------------------------------------- operations that break one chunk per rank
+BREAKING = [
+    ("anomaly", lambda v: v.groupby("time.dayofweek") - v.groupby("time.dayofweek").mean()),
+    ("resample", lambda v: v.resample(time="7D").mean()),
+    ("rolling", lambda v: v.rolling(time=3, min_periods=1).mean()),
+    ("concat", lambda v: xr.concat([v, v.isel(time=slice(0, 9))], "time")),
+    ("chunk", lambda v: v.chunk(time=4)),
+]
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+@pytest.mark.parametrize(("label", "op"), BREAKING, ids=[b[0] for b in BREAKING])
+def test_conform_brings_back_one_chunk_per_rank(comm_of, n, label, op):
+    comm = comm_of(n)
+    x, memory = labelled(n, comm)
+    ds = xr.Dataset({"t": x, "z": x.mean("lat")})
+    result = op(ds)
+    # on one rank, xarray may chunk another dimension (rolling): name the one wanted
+    conformed = result.dnd.conform() if n > 1 else result.dnd.conform("time")
+    expected = op(xr.Dataset({"t": memory, "z": memory.mean("lat")}))
+    for name in ("t", "z"):
+        var = conformed[name]
+        assert var.dnd.split == "time" and var.dnd.comm == comm
+        chunks = var.data.chunks
+        assert len(chunks[0]) == n and all(len(c) == 1 for c in chunks[1:])
+        b = var.dnd.to_dndarray()
+        assert b.to_dask() is var.data  # already one chunk per rank: nothing more to do
+        assert_layout(b, expected[name].values, 0, comm)
+    xr.testing.assert_allclose(conformed.compute(), expected)
+    single = result["t"].dnd.conform("time")  # the DataArray accessor too
+    assert single.data.chunks == conformed["t"].data.chunks and single.name == "t"
+
+
+def test_conform_gives_empty_ranks_back(comm_of):
+    comm = comm_of(5)
+    x, memory = labelled(5, comm, days=12)
+    few = x.isel(time=slice(2, 5))  # the chunks of two ranks only
+    assert len(few.data.chunks[0]) == 2
+    conformed = few.dnd.conform()
+    assert conformed.dnd.lshape_map[:, 0].tolist() == [1, 1, 1, 0, 0]
+    xr.testing.assert_identical(conformed.compute(), memory.isel(time=slice(2, 5)))
+    by_lon = x.dnd.conform("lon")  # another dimension: resplit
+    assert by_lon.dnd.split == "lon" and by_lon.dnd.lshape_map[:, 2].tolist() == [1] * 5
+    with pytest.raises(ValueError, match=r"`dim` must be a dimension of \('time', 'lat', 'lon'\)"):
+        x.dnd.conform("depth")
+    with pytest.raises(ValueError, match=r"`dim` must be a dimension of"):
+        xr.Dataset({"t": x}).dnd.conform("depth")
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_xarray_persist_pins_chunks_like_dndarray_persist(client, comm, n):
+    ranks = comm.subcomm(list(range(n))[::-1])  # rank r on worker n - 1 - r: not Dask's pick
+    x, memory = labelled(n, ranks, days=12)
+    pinned = [(w,) for w in ranks.workers]
+
+    def held(obj):
+        persisted = obj.persist()
+        distributed.wait(persisted.data)
+        who = client.who_has(persisted.data)
+        return [tuple(who[key]) for key in dask.core.flatten(persisted.data.__dask_keys__())]
+
+    assert held(x) == pinned
+    assert held(x * 2 + 1) == pinned  # xarray's tasks on top follow their inputs
+    assert held(x.resample(time="3D").mean().dnd.conform()) == pinned
+    assert held(x.rolling(time=3).mean().dnd.conform()) == pinned
+    ds = xr.Dataset({"t": x, "u": x.dnd.resplit("lon")}).persist()
+    distributed.wait([ds["t"].data, ds["u"].data])
+    for var in ("t", "u"):
+        who = client.who_has(ds[var].data)
+        assert [tuple(who[k]) for k in dask.core.flatten(ds[var].data.__dask_keys__())] == pinned
+    xr.testing.assert_identical(ds["t"].compute(), memory)
+
+
 # ---------------------------------------------------------- accessor methods
 @pytest.mark.parametrize("n", [2, 5])
 def test_resplit_redistribute_balance_persist(client, comm_of, n):
@@ -238,17 +313,58 @@ def test_from_xarray_dask_backed_keeps_chunks_and_comm(comm_of):
     assert_layout(c, memory.values, 0, comm_of(5))
 
 
-def test_from_xarray_dataset(comm_of):
-    comm = comm_of(2)
-    x, memory = labelled(2, comm, days=6)
-    ds = xr.Dataset({"t": memory, "z": ("lat", np.arange(4.0)), "m": x.mean("time")})
+@pytest.mark.parametrize(("n", "days"), [(1, 6), (2, 6), (5, 3)])
+def test_from_xarray_dataset_gives_a_dndarray_backed_dataset(comm_of, n, days):
+    comm = comm_of(n)
+    x, memory = labelled(n, comm, days=days)
+    ds = xr.Dataset(
+        {"t": memory, "z": ("lat", np.arange(4.0), {"units": "m"}), "m": x.mean("time")},
+        attrs={"title": "test"},
+    )
     out = ht.from_xarray(ds, split="time", comm=comm)
-    assert sorted(out) == ["m", "t", "z"]
-    assert_layout(out["t"], memory.values, 0, comm)
-    assert_layout(out["z"], np.arange(4.0), None, comm)
-    assert out["m"].split is None
+    assert isinstance(out, xr.Dataset)
+    assert all(isinstance(v.data, da.Array) for v in out.data_vars.values())
+    assert {k: v.dnd.split for k, v in out.data_vars.items()} == {"t": "time", "z": None, "m": None}
+    assert out.dnd.split == "time" and out.attrs == {"title": "test"}
+    assert_layout(out["t"].dnd.to_dndarray(), memory.values, 0, comm)
+    assert_layout(out["z"].dnd.to_dndarray(), np.arange(4.0), None, comm)
+    assert out["t"].dnd.comm == comm
+    xr.testing.assert_identical(out.compute(), ds.compute())
+    arrays = out.dnd.to_dndarray()  # the dict of DNDarrays, if that is what is wanted
+    assert sorted(arrays) == ["m", "t", "z"] and arrays["t"].split == 0
     lat = ht.from_xarray(ds, split="lat", comm=comm)
-    assert [lat[k].split for k in ("t", "z", "m")] == [1, 0, 0]
+    assert [lat[k].dnd.split for k in ("t", "z", "m")] == ["lat", "lat", "lat"]
+    assert [lat[k].dnd.to_dndarray().split for k in ("t", "z", "m")] == [1, 0, 0]
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_to_xarray_restores_what_from_xarray_brought_in(comm_of, n):
+    comm = comm_of(n)
+    _, memory = labelled(n, comm, days=4)
+    a = ht.from_xarray(memory, split="time", comm=comm)
+    back = a.to_xarray()
+    assert back.dnd.split == "time" and back.dnd.comm == comm
+    xr.testing.assert_identical(back.compute(), memory)
+    a.resplit_(2)  # an in-place change of distribution keeps the shape, and the labels
+    xr.testing.assert_identical(a.to_xarray().compute(), memory)
+    assert a.to_xarray().dnd.split == "lon"
+    renamed = a.to_xarray(name="u", attrs={})  # arguments override the labels
+    assert renamed.name == "u" and renamed.attrs == {} and "time" in renamed.coords
+    other = a.to_xarray(dims=("d", "e", "f"))  # other dims: the old coords do not apply
+    assert other.dims == ("d", "e", "f") and not other.coords and other.name == "t"
+    # the accessor's round trip labels the DNDarray too
+    again = back.dnd.to_dndarray().to_xarray()
+    xr.testing.assert_identical(again.compute(), memory)
+    # a new array made from a labelled one has no labels (its shape may differ)
+    summed = (a + 1).to_xarray()
+    assert summed.dims == ("dim_0", "dim_1", "dim_2") and summed.name is None
+
+
+def test_to_xarray_is_not_named_after_the_dask_key(comm_of):
+    a = ht.arange(5, split=0, comm=comm_of(2))
+    assert a.to_xarray().name is None
+    assert a.to_xarray(name="x").name == "x"
+    assert ht.from_xarray(a.to_xarray().rename("v"), split=0).to_xarray().name == "v"
 
 
 def test_from_xarray_bad_input(comm_of):
@@ -265,7 +381,9 @@ def test_from_xarray_bad_input(comm_of):
         ht.from_xarray(memory.values)
     with pytest.raises(TypeError, match="`split` must be None or a dimension name for a Dataset"):
         ht.from_xarray(memory.to_dataset(), split=0)
-    with pytest.raises(ValueError, match="`split` must be a dimension of"):
+    with pytest.raises(
+        ValueError, match=r"`split` must be a dimension of \('time', 'lat', 'lon'\), got 'depth'"
+    ):
         ht.from_xarray(memory.to_dataset(), split="depth")
     with pytest.raises(TypeError, match=r"`comm` must be a dndask\.Comm, got str"):
         ht.from_xarray(memory, comm="all")
@@ -341,6 +459,10 @@ def test_climate_example_writes_a_png(tmp_path):
     assert "field: dims=('time', 'lat', 'lon'), split=time" in out
     assert "loaded from netCDF: dims=('time', 'lat', 'lon'), split=time" in out
     assert "anomalies: dims=('time', 'lat', 'lon'), split=time" in out
+    assert "netCDF read by xarray: coords and attrs identical=True" in out
+    steps = ("anomalies", "one year", "weekly means", "31-day running mean")
+    for step in (f"{s}, conformed" for s in steps):
+        assert f"{step}: split=time, 3 chunks on 3 ranks, ok=True" in out
     assert (
         "resplit to space: dims=('time', 'lat', 'lon'), split=lat, lshape_map=[[1460, 6, 36]" in out
     )

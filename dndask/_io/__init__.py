@@ -21,6 +21,8 @@ What lives where:
 - ``_tasks``: the task graphs: tasks on rank 0, lazy per-rank loads, a
   save's write plan (create, per-rank writes in rank order or in parallel,
   rename or cleanup);
+- ``_labelled``: xarray objects in saves (their data variables as DNDarrays on one
+  comm, their coordinates and attributes apart, written by xarray on rank 0);
 - ``_hdf5``, ``_netcdf``, ``_zarr``, ``_csv``: one format each, its load and save;
 - ``_dispatch``: :func:`load` and :func:`save`, by the path's extension.
 """

@@ -6,8 +6,10 @@ ranks then read and write the variable as an HDF5 dataset, with ``_hdf5``.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _comm, _dndarray, _layout
-from . import _checks, _files, _hdf5, _tasks
+from . import _checks, _files, _hdf5, _labelled, _tasks
 
 
 def _netcdf_meta(path: str, variable: str):
@@ -97,23 +99,75 @@ def _create_netcdf(tmp: str, variable: str, dims, shape, dtype) -> None:
         f.create_variable(variable, dims, dtype=dtype)
 
 
-def save_netcdf(a, path, variable, dims=None, mode="w-") -> None:
-    """Save ``a`` as a netCDF-4 variable; each rank writes its own slab from its worker.
+def _create_labelled_netcdf(tmp: str, coords, variables) -> None:
+    """The file with xarray's coordinates and attributes, and the empty data variables.
+
+    xarray writes ``coords`` (a Dataset of coordinates and global attrs) with
+    its own encoding; h5netcdf then adds each data variable, written by the
+    ranks afterwards. A boolean variable is stored as xarray stores one
+    (int8, ``dtype='bool'``), so xarray reads it back as bool.
+    """
+    h5netcdf = _checks.require("h5netcdf", "save_netcdf")
+    coords.to_netcdf(tmp, engine="h5netcdf")
+    with h5netcdf.File(tmp, "a") as f:
+        for name, (dims, shape, dtype, attrs) in variables.items():
+            for dim, size in zip(dims, shape, strict=True):
+                if dim not in f.dimensions:
+                    f.dimensions[dim] = size
+            var = f.create_variable(name, dims, dtype=dtype)
+            var.attrs.update(attrs)
+
+
+def _save_labelled(obj, path, variable, dims, mode) -> None:
+    """Save a DataArray or Dataset: coordinates and attributes from rank 0, data by the ranks."""
+    _checks.require("xarray", "save_netcdf")
+    labelled = _labelled.labelled(obj, variable, dims, "variable")
+    arrays, variables = {}, {}
+    for name, a in labelled.arrays.items():
+        var_dims, attrs = labelled.variables[name]
+        if a.dtype == np.bool_:  # netCDF has no bool: xarray's encoding
+            a, attrs = a.astype(np.int8), {**attrs, "dtype": "bool"}
+        arrays[name] = a
+        variables[name] = (var_dims, a.shape, a.dtype.str, attrs)
+    first, *others = arrays.values()
+    target, tmp = _tasks.prepare(first, path, mode, "save_netcdf", "h5netcdf")
+    plan = _tasks.WritePlan(first, "save-netcdf", others)
+    after = plan.create(_create_labelled_netcdf, tmp, labelled.coords, variables)
+    for tag, (name, a) in enumerate(arrays.items()):  # one writer at a time, variable by variable
+        writes = _tasks.add_writes(
+            plan, _hdf5.write_hdf5, tmp, name, after=after, in_turn=True, array=a, tag=tag
+        )
+        after = writes[-1] if writes else after
+    _tasks.execute(plan, tmp, target, mode)
+
+
+def save_netcdf(a, path, variable=None, dims=None, mode="w-") -> None:
+    """Save ``a`` to netCDF-4; each rank writes its own slab from its worker.
 
     The file is netCDF-4 (HDF5), written as :func:`save_hdf5` writes: ranks in
     turn, under a temporary name renamed at the end. xarray opens it with
     ``xr.open_dataset(path)``.
 
+    ``a`` may also be an ``xarray.DataArray`` or ``Dataset`` (for instance one
+    made by :meth:`DNDarray.to_xarray` or :func:`dndask.from_xarray`): its
+    coordinates and attributes are written too, by xarray itself on rank 0's
+    worker, and ``xr.open_dataset(path)`` reads the file back identical. Its
+    data variables are written by their ranks (see :mod:`dndask._io._labelled`).
+    A DNDarray made by :func:`dndask.from_xarray` is saved as its DataArray
+    (with the labels it brought in) when ``dims`` is None.
+
     Parameters
     ----------
-    a : DNDarray
+    a : DNDarray, xarray.DataArray or xarray.Dataset
         Any split.
     path : str or os.PathLike
         The file to create.
-    variable : str
-        The variable's name.
+    variable : str, optional
+        The variable's name: required for a DNDarray; a DataArray's name by
+        default (xarray's default name if it has none); None for a Dataset.
     dims : sequence of str, optional
-        Dimension names; ``dim_0, dim_1, ...`` by default (xarray's default).
+        Dimension names of a DNDarray; ``dim_0, dim_1, ...`` by default
+        (xarray's default). None for xarray objects, which name their own.
     mode : {'w-', 'w'}
         ``'w-'`` refuses an existing ``path``; ``'w'`` replaces a file (never a folder).
 
@@ -125,8 +179,15 @@ def save_netcdf(a, path, variable, dims=None, mode="w-") -> None:
     >>> ht.save_netcdf(ht.arange(3, split=0), path, "t", dims=("time",))
     >>> xr.open_dataset(path)["t"].values.tolist()
     [0, 1, 2]
+    >>> x = ht.arange(3, split=0).to_xarray(dims="time", coords={"time": [10, 20, 30]}, name="t")
+    >>> ht.save_netcdf(x, path, mode="w")
+    >>> xr.open_dataset(path)["t"].time.values.tolist()
+    [10, 20, 30]
     """
-    _checks.check_dndarray(a)
+    a = _labelled.with_labels(a, dims)  # a DNDarray from from_xarray: its labels too
+    if _labelled.is_labelled(a):
+        _save_labelled(a, path, variable, dims, mode)
+        return
     _checks.check_name(variable, "variable")
     dims = _layout.normalize_dims(dims, a.ndim, strings=True)
     target, tmp = _tasks.prepare(a, path, mode, "save_netcdf", "h5netcdf")

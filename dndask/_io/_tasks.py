@@ -64,13 +64,20 @@ def slabs(a: _dndarray.DNDarray) -> list[tuple[int, tuple, tuple[slice, ...]]]:
 
 
 class WritePlan:
-    """A save as one graph: create on rank 0, per-rank writes, an optional finish on rank 0."""
+    """A save as one graph: create on rank 0, per-rank writes, an optional finish on rank 0.
 
-    def __init__(self, a: _dndarray.DNDarray, prefix: str):
+    ``a`` is the array written (its comm runs the tasks); ``others`` are more
+    arrays on the same comm that the same file receives (a Dataset's variables).
+    """
+
+    def __init__(self, a: _dndarray.DNDarray, prefix: str, others=()):
         self.a = a
+        self.arrays = (a, *others)
         self.name = f"{prefix}-{uuid.uuid4().hex}"
         self.tasks: dict = {}
-        self.table = a._placement()
+        self.table = {}
+        for array in self.arrays:
+            self.table.update(array._placement())
         self.keys: list = []
 
     def add(self, key, rank: int, fn: Callable, *args) -> TaskRef:
@@ -85,22 +92,30 @@ class WritePlan:
 
     def run(self) -> None:
         """Run every task; wait for all of them (so none writes after a cleanup); raise."""
-        graph = HighLevelGraph.from_collections(self.name, self.tasks, dependencies=[self.a])
+        graph = HighLevelGraph.from_collections(
+            self.name, self.tasks, dependencies=list(self.arrays)
+        )
         a = self.a
         _compute.run(graph, self.keys, a.comm.client, self.table, a.comm)
 
 
-def add_writes(plan: WritePlan, fn: Callable, *args, after: TaskRef, in_turn: bool):
+def add_writes(
+    plan: WritePlan, fn: Callable, *args, after: TaskRef, in_turn: bool, array=None, tag=None
+):
     """One task per slab, on its rank: ``fn(*args, slices, block, after)``; their refs.
 
     ``in_turn`` chains the writes in rank order, each one's ``after`` the
     previous write (HDF5 allows one writer per file at a time); otherwise
-    they all wait only for ``after`` and run in parallel.
+    they all wait only for ``after`` and run in parallel. ``array`` (one of
+    the plan's arrays, ``plan.a`` by default) is the array written, ``tag``
+    tells its writes apart from another array's in the same plan.
     """
+    array = plan.a if array is None else array
+    name = plan.name if tag is None else f"{plan.name}-{tag}"
     writes: list[TaskRef] = []
-    for rank, key, slices in slabs(plan.a):
+    for rank, key, slices in slabs(array):
         previous = writes[-1] if in_turn and writes else after
-        writes.append(plan.add((plan.name, rank), rank, fn, *args, slices, TaskRef(key), previous))
+        writes.append(plan.add((name, rank), rank, fn, *args, slices, TaskRef(key), previous))
     return writes
 
 
