@@ -6,8 +6,10 @@
 - ufuncs and numpy functions refuse numpy-array operands (python and numpy scalars pass);
 - ``.get()`` is the explicit copy to host, ``__dlpack__`` the zero-copy exchange;
 - ``__array_ufunc__``/``__array_function__`` make numpy functions dispatch to it (NEP-13/18);
-- unpickling a non-empty one outside a Dask worker raises: chunks never reach the driver
-  unless copied to host first (CuPy's deserializer needs a GPU in the driver).
+- unpickling a non-empty one in the driver process raises: chunks never reach the driver
+  unless copied to host first (CuPy's deserializer needs a GPU in the driver). The driver
+  is the process that first imported this module; its pid travels in the environment to
+  the worker processes it starts, where unpickling (worker to worker transfers) is fine.
 
 Importing the module registers it with Dask (``register_chunk_type``) and as the ``"gpu"``
 backend of :mod:`dndask._xp`, the same registry CuPy goes through.
@@ -15,8 +17,9 @@ backend of :mod:`dndask._xp`, the same registry CuPy goes through.
 
 from __future__ import annotations
 
+import os
+
 import dask.array as da
-import distributed
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
@@ -42,6 +45,8 @@ def _unwrap(value, where: str):
 def _wrap(value):
     if isinstance(value, np.ndarray):
         return StrictArray(value)
+    if isinstance(value, np.generic):  # CuPy's reductions give 0-d arrays, not scalars
+        return StrictArray(np.asarray(value))
     if isinstance(value, tuple):
         return tuple(_wrap(v) for v in value)
     if isinstance(value, list):
@@ -49,15 +54,16 @@ def _wrap(value):
     return value
 
 
+_DRIVER_PID = "DNDASK_STANDIN_DRIVER_PID"
+os.environ.setdefault(_DRIVER_PID, str(os.getpid()))  # inherited by the workers started here
+
+
 def _rebuild(array: np.ndarray) -> StrictArray:
-    if array.size:
-        try:
-            distributed.get_worker()
-        except ValueError:
-            raise HostTransferError(
-                "a StrictArray chunk was deserialized outside a worker: "
-                "device data must be copied to host (to_host) before it leaves a worker"
-            ) from None
+    if array.size and os.getpid() == int(os.environ[_DRIVER_PID]):
+        raise HostTransferError(
+            "a StrictArray chunk was deserialized outside a worker (in the driver): "
+            "device data must be copied to host (to_host) before it leaves a worker"
+        )
     return StrictArray(array)
 
 
@@ -185,7 +191,13 @@ class _Namespace:
 standin = _Namespace()
 
 BACKEND = _xp.Backend(
-    "gpu", standin, StrictArray, lambda a: a.get(), lambda a: StrictArray(np.array(a))
+    "gpu",
+    standin,
+    StrictArray,
+    lambda a: a.get(),
+    lambda a: StrictArray(np.array(a)),
+    from_dlpack=lambda v: StrictArray(np.from_dlpack(v)),
+    dlpack_device=1,  # the stand-in lives in host memory: its torch tensors are CPU tensors
 )
 
 da.register_chunk_type(StrictArray)
