@@ -11,8 +11,12 @@
   is the process that first imported this module; its pid travels in the environment to
   the worker processes it starts, where unpickling (worker to worker transfers) is fine.
 
-Importing the module registers it with Dask (``register_chunk_type``) and as the ``"gpu"``
-backend of :mod:`dndask._xp`, the same registry CuPy goes through.
+Importing the module registers it with Dask (``register_chunk_type`` and the same dispatch
+entries dask/array/backends.py registers for CuPy) and as the ``"gpu"`` backend of
+:mod:`dndask._xp`, the same registry CuPy goes through.
+
+Where CuPy is lenient the stand-in is too: a numpy array as an index (``x[np_index]``) is
+copied to the device, as CuPy does.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import os
 
 import dask.array as da
 import numpy as np
+from dask.array import dispatch
+from dask.array.backends import _nannumel, _numel_arraylike  # what dask registers for CuPy
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from dndask import _xp
@@ -40,6 +46,15 @@ def _unwrap(value, where: str):
     if isinstance(value, dict):
         return {k: _unwrap(v, where) for k, v in value.items()}
     return value
+
+
+def _index(index):
+    """An index as CuPy reads it: numpy index arrays pass (CuPy copies them to the device)."""
+    if isinstance(index, tuple):
+        return tuple(_index(k) for k in index)
+    if isinstance(index, list):
+        return [_index(k) for k in index]
+    return index._a if isinstance(index, StrictArray) else index
 
 
 def _wrap(value):
@@ -135,7 +150,7 @@ class StrictArray(NDArrayOperatorsMixin):
         return method
 
     def __getitem__(self, index):
-        return _wrap(self._a[_unwrap(index, "__getitem__")])
+        return _wrap(self._a[_index(index)])
 
     def __setitem__(self, index, value):
         self._a[_unwrap(index, "__setitem__")] = _unwrap(value, "__setitem__")
@@ -201,4 +216,11 @@ BACKEND = _xp.Backend(
 )
 
 da.register_chunk_type(StrictArray)
+dispatch.concatenate_lookup.register(StrictArray, standin.concatenate)
+dispatch.take_lookup.register(StrictArray, standin.take)
+dispatch.tensordot_lookup.register(StrictArray, standin.tensordot)
+dispatch.numel_lookup.register(StrictArray, _numel_arraylike)
+dispatch.nannumel_lookup.register(StrictArray, _nannumel)
+dispatch.empty_lookup.register(StrictArray, standin.empty)
+dispatch.to_numpy_dispatch.register(StrictArray, lambda data, **kwargs: data.get())
 _xp.register_backend(BACKEND)
