@@ -215,6 +215,22 @@ BACKEND = _xp.Backend(
     dlpack_device=1,  # the stand-in lives in host memory: its torch tensors are CPU tensors
 )
 
+REPLACED = _xp._BACKENDS.get("gpu")  # CuPy's backend where CuPy imports, else None
+
+
+def activate() -> None:
+    """Make the stand-in the ``"gpu"`` backend of this process (importing does it)."""
+    _xp.register_backend(BACKEND)
+
+
+def deactivate() -> None:
+    """Give the ``"gpu"`` device back to the backend the stand-in replaced (CuPy, or none)."""
+    if REPLACED is None:
+        _xp._BACKENDS.pop("gpu", None)
+    else:
+        _xp.register_backend(REPLACED)
+
+
 da.register_chunk_type(StrictArray)
 dispatch.concatenate_lookup.register(StrictArray, standin.concatenate)
 dispatch.take_lookup.register(StrictArray, standin.take)
@@ -223,4 +239,4 @@ dispatch.numel_lookup.register(StrictArray, _numel_arraylike)
 dispatch.nannumel_lookup.register(StrictArray, _nannumel)
 dispatch.empty_lookup.register(StrictArray, standin.empty)
 dispatch.to_numpy_dispatch.register(StrictArray, lambda data, **kwargs: data.get())
-_xp.register_backend(BACKEND)
+activate()
