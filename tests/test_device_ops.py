@@ -59,6 +59,29 @@ def data(shape=(7, 4), dtype=np.float64):
     return (np.arange(np.prod(shape), dtype=np.float64).reshape(shape) * 1.5 - 6.0).astype(dtype)
 
 
+# ------------------------------------------------------------------------------ _xp
+def test_xp_from_dlpack_adopts_only_what_lives_there_and_torch_device(standin, monkeypatch):
+    host = np.arange(3.0)
+    adopted = _xp.from_dlpack(host, "gpu")  # the stand-in reads host memory, as CuPy reads CUDA
+    assert isinstance(adopted, StrictArray) and adopted.get().tolist() == [0.0, 1.0, 2.0]
+    assert _xp.from_dlpack(adopted, "gpu") is adopted
+    assert _xp.from_dlpack(torch.ones(2), "gpu").get().tolist() == [1.0, 1.0]
+    assert _xp.from_dlpack([1, 2], "gpu") is None  # no DLPack: the caller copies explicitly
+    assert _xp.torch_device("cpu") == "cpu" and _xp.torch_device("gpu") == "cpu"
+    cuda_like = _xp.Backend(  # CuPy's shape: adopts CUDA memory only, tensors on cuda
+        "gpu", np, _NotHere, np.asarray, np.asarray,
+        from_dlpack=lambda v: pytest.fail("host memory must not be adopted"),
+        dlpack_device=2, torch_device="cuda",
+    )  # fmt: skip
+    monkeypatch.setitem(_xp._BACKENDS, "gpu", cuda_like)
+    assert _xp.from_dlpack(host, "gpu") is None  # host memory: copied explicitly instead
+    assert _xp.torch_device("gpu:1") == "cuda:1"
+
+
+class _NotHere:
+    """An array type nothing is."""
+
+
 # ------------------------------------------------------------------ ht.array, *_like
 @pytest.mark.parametrize("split", [None, 0, 1])
 def test_array_puts_driver_data_on_the_device(device, comm_of, split):
