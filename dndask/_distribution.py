@@ -20,9 +20,9 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _layout
+from . import _layout, _xp
 from ._compat import SliceTask, TaskRef, new_array
-from ._graph import block_index, empty
+from ._graph import block_index, chunk_meta, empty, meta_of
 
 # Above this many pieces, resplit_ hands the work to Dask's p2p rechunk.
 _P2P_ENV = "DNDASK_P2P_THRESHOLD"
@@ -66,7 +66,7 @@ def build(
             keys.append(key)
         if not keys:
             lshape = [c[r] if a == dst.split else c[0] for a, c in enumerate(out_chunks)]
-            dsk[out_key] = (empty, lshape, x.dtype)
+            dsk[out_key] = (empty, lshape, x.dtype, meta_of(x.dtype, ndim, like=x))
         elif len(keys) == 1:
             dsk[out_key] = keys[0]
         else:
@@ -146,6 +146,14 @@ def relayout_graph(
         return x, {}
     between_axes = None not in (src.split, dst.split) and src.split != dst.split
     size = src.size
+    device = _xp.device_of(chunk_meta(x))
+    if device.device_type != "cpu":  # P2P stages its shards as numpy: device chunks use tasks
+        if between_axes and method == "p2p":
+            raise ValueError(
+                f"`method` 'p2p' needs host chunks (Dask's P2P rechunk stages them as numpy), "
+                f"got chunks on {device}; use method='tasks' or None"
+            )
+        method = "tasks"
     if between_axes and (method == "p2p" or (method is None and size * size > p2p_threshold())):
         # Dask drops the empty chunks of empty ranks (all of them without elements).
         y = x.rechunk(dst.chunks(shape), method="p2p")

@@ -192,11 +192,17 @@ class DNDarray(DistributedArray):
 
     @property
     def larray(self) -> torch.Tensor:
-        """Rank 0's local chunk as a torch tensor (computed, zero-copy where possible)."""
+        """Rank 0's local chunk as a torch tensor on the chunk's device.
+
+        Computed and copied to host on its worker, gathered, then put on the chunk's torch
+        device (``cuda:<id>`` for CuPy chunks; host memory otherwise, zero-copy).
+        """
         block = self._array
         if self.ndim:  # a 0-d array is its own single block (dask has no blocks[()])
             block = block.blocks[block_index(self._split, self.ndim, 0)]
-        return _torch.to_torch(_compute.compute(block, self._comm.client, {}))
+        tensor = _torch.to_torch(_compute.compute(block, self._comm.client, {}))
+        target = _xp.torch_device(self.device)
+        return tensor if target == "cpu" else tensor.to(target)
 
     def _chunk_ranks(self) -> dict:
         """The rank of each chunk key (``_task_ranks`` adds the tasks upstream of them).

@@ -121,7 +121,7 @@ def full(shape, fill_value, dtype=_types.float32, split=None, comm=None, device=
     return _generated("full", _full_chunk, shape, dtype, split, comm, args, device)
 
 
-def _like(a, dtype, split, comm):
+def _like(a, dtype, split, comm, device):
     if not isinstance(a, DNDarray):
         raise TypeError(f"`a` must be a DNDarray, got {type(a).__name__}")
     return (
@@ -129,36 +129,39 @@ def _like(a, dtype, split, comm):
         a.dtype if dtype is None else dtype,
         a.split if split == "same" else split,
         a.comm if comm is None else comm,
+        a.device if device is None else device,
     )
 
 
-def zeros_like(a: DNDarray, dtype=None, split="same", comm=None) -> DNDarray:
-    """Zeros with the shape (and by default dtype, split, comm) of ``a``.
+def zeros_like(a: DNDarray, dtype=None, split="same", comm=None, device=None) -> DNDarray:
+    """Zeros with the shape (and by default dtype, split, comm and device) of ``a``.
 
     >>> import dndask as ht
     >>> ht.zeros_like(ht.ones((2, 2), split=0)).split
     0
     """
-    shape, dtype, split, comm = _like(a, dtype, split, comm)
-    return zeros(shape, dtype=dtype, split=split, comm=comm)
+    shape, dtype, split, comm, device = _like(a, dtype, split, comm, device)
+    return zeros(shape, dtype=dtype, split=split, comm=comm, device=device)
 
 
-def ones_like(a: DNDarray, dtype=None, split="same", comm=None) -> DNDarray:
-    """Ones shaped like ``a``."""
-    shape, dtype, split, comm = _like(a, dtype, split, comm)
-    return ones(shape, dtype=dtype, split=split, comm=comm)
+def ones_like(a: DNDarray, dtype=None, split="same", comm=None, device=None) -> DNDarray:
+    """Ones shaped like ``a`` (on ``a``'s device unless ``device`` is given)."""
+    shape, dtype, split, comm, device = _like(a, dtype, split, comm, device)
+    return ones(shape, dtype=dtype, split=split, comm=comm, device=device)
 
 
-def empty_like(a: DNDarray, dtype=None, split="same", comm=None) -> DNDarray:
-    """An uninitialised array shaped like ``a``."""
-    shape, dtype, split, comm = _like(a, dtype, split, comm)
-    return empty(shape, dtype=dtype, split=split, comm=comm)
+def empty_like(a: DNDarray, dtype=None, split="same", comm=None, device=None) -> DNDarray:
+    """An uninitialised array shaped like ``a`` (on ``a``'s device unless ``device`` is given)."""
+    shape, dtype, split, comm, device = _like(a, dtype, split, comm, device)
+    return empty(shape, dtype=dtype, split=split, comm=comm, device=device)
 
 
-def full_like(a: DNDarray, fill_value, dtype=None, split="same", comm=None) -> DNDarray:
-    """``fill_value`` everywhere, shaped like ``a``."""
-    shape, dtype, split, comm = _like(a, dtype, split, comm)
-    return full(shape, fill_value, dtype=dtype, split=split, comm=comm)
+def full_like(
+    a: DNDarray, fill_value, dtype=None, split="same", comm=None, device=None
+) -> DNDarray:
+    """``fill_value`` everywhere, shaped like ``a`` (on its device unless ``device`` is given)."""
+    shape, dtype, split, comm, device = _like(a, dtype, split, comm, device)
+    return full(shape, fill_value, dtype=dtype, split=split, comm=comm, device=device)
 
 
 def arange(*args, dtype=None, split=None, comm=None, device=None) -> DNDarray:
@@ -296,6 +299,7 @@ def array(
     is_split: int | None = None,
     copy: bool | None = None,
     comm: _comm.Comm | None = None,
+    device: _xp.Device | str | None = None,
 ) -> DNDarray:
     """Build a DNDarray from data (``split``) or from per-rank pieces (``is_split``).
 
@@ -314,6 +318,11 @@ def array(
         ``True`` copies the input first; ``False`` refuses a dtype change.
     comm : Comm, optional
         The ranks; the default comm (every worker) otherwise.
+    device : str or Device, optional
+        Where the chunks live (``"cpu"``, ``"gpu"``). Data from the driver goes to its
+        rank's worker as host memory and is copied to the device there (one task per
+        chunk). ``None``: DNDarrays, dask arrays and per-rank pieces keep their device,
+        driver data goes to the default device (:func:`dndask.use_device`).
 
     Examples
     --------
@@ -334,7 +343,23 @@ def array(
     if comm is not None and not isinstance(comm, _comm.Comm):
         raise TypeError(f"`comm` must be a dndask.Comm, got {type(comm).__name__}")
     dtype = None if dtype is None else _types.canonical_dtype(dtype)
+    # an unknown or unusable device fails here, in the driver, before any task
+    target = None if device is None else _xp.sanitize_device(device)
+    out = _array(obj, dtype, split, is_split, copy, comm)
+    if target is None and not _keeps_device(obj):
+        target = _xp.get_device()
+    return out if target is None else out._on_device(target)
 
+
+def _keeps_device(obj) -> bool:
+    """Whether ``obj`` has a device of its own, which ``device=None`` keeps."""
+    return isinstance(obj, (DNDarray, da.Array, _per_rank.PerRank)) or (
+        isinstance(obj, (list, tuple)) and bool(obj) and all(_is_piece(p) for p in obj)
+    )
+
+
+def _array(obj, dtype, split, is_split, copy, comm) -> DNDarray:
+    """:func:`array` on the chunks' own device (host memory for driver data)."""
     if isinstance(obj, DNDarray):
         return _from_dndarray(obj, dtype, split, is_split, copy, comm)
     if isinstance(obj, _per_rank.PerRank):

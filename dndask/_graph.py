@@ -7,10 +7,12 @@ from collections.abc import Callable
 
 import dask.array as da
 import numpy as np
+from dask.array.utils import meta_from_array
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from . import _layout, _xp
+from ._abc import DistributedArray
 from ._compat import new_array
 
 
@@ -24,14 +26,35 @@ def chunk_key(x: da.Array, split: int | None, rank: int) -> tuple:
     return (x.name, *block_index(split, x.ndim, 0 if split is None else rank))
 
 
-def empty(lshape, dtype: np.dtype) -> np.ndarray:
-    """An empty chunk of ``lshape``: the chunk of a rank without rows (a task function)."""
-    return np.empty(tuple(lshape), dtype=dtype)
+def empty(lshape, dtype: np.dtype, like=None):
+    """An empty chunk of ``lshape``: the chunk of a rank without rows (a task function).
+
+    ``like`` (a meta) names the chunk type; numpy's by default.
+    """
+    if like is None:
+        return np.empty(tuple(lshape), dtype=dtype)
+    return _xp.empty_like_meta(like, lshape, dtype)
 
 
-def meta_of(dtype: np.dtype, ndim: int) -> np.ndarray:
-    """An empty numpy array standing for a host chunk's type (device metas: ``_xp.meta``)."""
-    return _xp.meta(dtype, ndim)
+def meta_of(dtype: np.dtype, ndim: int, like=None):
+    """An empty array standing for the chunk type: numpy's, or that of ``like``.
+
+    ``like`` is a DNDarray, a dask array, a chunk or a meta; the result is in its
+    namespace (CuPy for GPU chunks), so arrays built from it keep its device.
+
+    >>> meta_of(np.float32, 1)
+    array([], dtype=float32)
+    """
+    if like is None:
+        return _xp.meta(dtype, ndim)
+    return _xp.namespace_of(chunk_meta(like)).empty((0,) * ndim, dtype=dtype)
+
+
+def chunk_meta(like):
+    """The meta (empty chunk) of a DNDarray or dask array; a chunk or meta as it is."""
+    if isinstance(like, DistributedArray):
+        like = like.to_dask()
+    return meta_from_array(like) if isinstance(like, da.Array) else like
 
 
 def from_chunk_function(

@@ -17,7 +17,7 @@ import dask.array as da
 import numpy as np
 from dask.base import tokenize
 
-from . import _distribution, _dndarray, _layout, _scan, _torch, _types
+from . import _distribution, _dndarray, _graph, _layout, _scan, _torch, _types
 
 
 def _describe(x) -> str:
@@ -85,12 +85,7 @@ def align(values: tuple, name: str):
                 f"a dask operand of `{name}` must have known chunk sizes, got shape {v.shape}; "
                 "call compute_chunk_sizes() first"
             )
-    devices = {str(v.device) for v in dnds}
-    if len(devices) > 1:  # no implicit transfer: the caller moves one side explicitly
-        raise ValueError(
-            f"operands of `{name}` must be on one device, got {' and '.join(sorted(devices))}; "
-            "move one with .cpu() or .gpu()"
-        )
+    check_one_device(dnds, name)
     shapes = [np.shape(v) if not isinstance(v, _dndarray.DNDarray) else v.shape for v in values]
     try:
         out_shape = np.broadcast_shapes(*shapes)
@@ -274,7 +269,7 @@ def _local_reduction(np_fn: Callable, x, axes, keepdims: bool, kwargs: dict, lab
         chunks=chunks,
         drop_axis=[] if keepdims else list(axes),
         dtype=dtype,
-        meta=np.empty((0,) * len(chunks), dtype=dtype),
+        meta=_graph.meta_of(dtype, len(chunks), like=x),
         name=f"{label}-local-{tokenize(label, x.name, axes, keepdims, kwargs)}",
     )
 
@@ -382,10 +377,24 @@ def cumulative(np_fn: Callable, dask_fn: Callable, a: _dndarray.DNDarray, axis, 
         combine = np.add if np_fn is np.cumsum else np.multiply
         result, task_ranks = _scan.split_scan(np_fn, combine, x, ax, out_dtype)
     else:
-        result = x.map_blocks(local, dtype=out_dtype, meta=np.empty((0,) * x.ndim, out_dtype))
+        meta = _graph.meta_of(out_dtype, x.ndim, like=x)
+        result = x.map_blocks(local, dtype=out_dtype, meta=meta)
     out_array = _dndarray.from_dask(result, a.split, a.comm, parents=(a,))
     out_array._task_ranks.update(task_ranks)
     return into(out, out_array, name)
+
+
+def check_one_device(arrays, name: str) -> None:
+    """ValueError, naming the devices, when the DNDarrays ``arrays`` are not on one device.
+
+    No implicit transfer: the caller moves one side explicitly (``.cpu()``, ``.gpu()``).
+    """
+    devices = {str(v.device) for v in arrays}
+    if len(devices) > 1:
+        raise ValueError(
+            f"operands of `{name}` must be on one device, got {' and '.join(sorted(devices))}; "
+            "move one with .cpu() or .gpu()"
+        )
 
 
 def _check_operand(a: object, name: str) -> None:

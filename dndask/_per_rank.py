@@ -14,9 +14,9 @@ import distributed
 import numpy as np
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _comm, _compute, _distribution, _dndarray, _layout, _recovery, _worker_logs
+from . import _comm, _compute, _distribution, _dndarray, _layout, _recovery, _worker_logs, _xp
 from ._compat import new_array
-from ._graph import block_index, meta_of
+from ._graph import block_index, chunk_meta
 from ._torch import as_numpy_chunk, to_torch
 
 # scatters to a rank whose worker left the scheduler between the lookup of its
@@ -148,6 +148,9 @@ def per_rank(fn: Callable, *args, comm: _comm.Comm | None = None, **kwargs) -> P
 
 
 def _to_chunk(value, rank: int) -> np.ndarray:
+    """A piece as a chunk: device arrays (CuPy) are kept as they are, the rest made numpy."""
+    if _xp.device_of(value).device_type != "cpu":
+        return value
     try:
         chunk = as_numpy_chunk(value)
     except Exception as exc:
@@ -162,22 +165,27 @@ def _to_chunk(value, rank: int) -> np.ndarray:
     return chunk
 
 
-def _describe(chunk: np.ndarray, rank: int) -> tuple[tuple[int, ...], str]:
-    return tuple(int(s) for s in chunk.shape), chunk.dtype.str
+def _describe(chunk: np.ndarray, rank: int) -> tuple[tuple[int, ...], str, str]:
+    return tuple(int(s) for s in chunk.shape), chunk.dtype.str, str(_xp.device_of(chunk))
 
 
 def _check_pieces(metas, axis, name: str) -> tuple[tuple[int, ...], np.dtype, int | None]:
-    """Validate per-rank (shape, dtype) pairs; return the global shape, dtype and axis."""
-    shape0, dtype0 = metas[0]
+    """Validate per-rank (shape, dtype, device); return the global shape, dtype and axis."""
+    shape0, dtype0, device0 = metas[0]
     ndim = len(shape0)
-    for rank, (shape, _) in enumerate(metas):
+    for rank, (shape, _, device) in enumerate(metas):
+        if device != device0:
+            raise ValueError(
+                f"`{name}` pieces must be on one device: rank 0 has {device0}, "
+                f"rank {rank} has {device}"
+            )
         if len(shape) != ndim:
             raise ValueError(
                 f"`{name}` pieces must have the same ndim: rank 0 has {ndim}, "
                 f"rank {rank} has {len(shape)}"
             )
     axis = _layout.normalize_axis(axis, ndim, name)
-    for rank, (shape, dtype) in enumerate(metas):
+    for rank, (shape, dtype, _) in enumerate(metas):
         for a in range(ndim):
             if a != axis and shape[a] != shape0[a]:
                 raise ValueError(
@@ -192,7 +200,7 @@ def _check_pieces(metas, axis, name: str) -> tuple[tuple[int, ...], np.dtype, in
     if axis is None:
         return shape0, np.dtype(dtype0), None
     gshape = list(shape0)
-    gshape[axis] = sum(shape[axis] for shape, _ in metas)
+    gshape[axis] = sum(m[0][axis] for m in metas)
     return tuple(gshape), np.dtype(dtype0), axis
 
 
@@ -210,15 +218,16 @@ def join(futures: Sequence[distributed.Future], axis, comm: _comm.Comm, name: st
         counts = None
     else:
         counts = tuple(m[0][axis] for m in metas)
-    return _wrap_futures(chunks, shape, dtype, axis, counts, comm)
+    return _wrap_futures(chunks, shape, dtype, axis, counts, comm, metas[0][2])
 
 
-def _wrap_futures(chunks, shape, dtype, axis, counts, comm) -> _dndarray.DNDarray:
+def _wrap_futures(chunks, shape, dtype, axis, counts, comm, device="cpu") -> _dndarray.DNDarray:
     ndim = len(shape)
     name = f"per-rank-array-{uuid.uuid4().hex}"
     dsk = {(name, *block_index(axis, ndim, r)): f for r, f in enumerate(chunks)}
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=())
-    array = new_array(graph, name, _layout.chunks_for(shape, axis, counts), meta_of(dtype, ndim))
+    meta = _xp.meta(dtype, ndim, device)
+    array = new_array(graph, name, _layout.chunks_for(shape, axis, counts), meta)
     return _dndarray.DNDarray(array, axis, comm)
 
 
@@ -276,7 +285,7 @@ def from_pieces(pieces: Sequence, axis: int, comm: _comm.Comm) -> _dndarray.DNDa
     lazy = [isinstance(p, (da.Array, _dndarray.DNDarray)) for p in pieces]
     if all(lazy):
         arrays = [p.to_dask() if isinstance(p, _dndarray.DNDarray) else p for p in pieces]
-        metas = [(tuple(int(s) for s in a.shape), a.dtype.str) for a in arrays]
+        metas = [(tuple(int(s) for s in a.shape), a.dtype.str, _device(a)) for a in arrays]
         shape, dtype, axis = _check_pieces(metas, axis, "is_split")
         joined = da.concatenate([a.rechunk(a.shape) for a in arrays], axis=axis)
         counts = tuple(m[0][axis] for m in metas)
@@ -289,12 +298,27 @@ def from_pieces(pieces: Sequence, axis: int, comm: _comm.Comm) -> _dndarray.DNDa
     metas = [_describe(v, rank) for rank, v in enumerate(values)]
     shape, dtype, axis = _check_pieces(metas, axis, "is_split")
     counts = tuple(v.shape[axis] for v in values)
-    return _wrap_futures(_scatter_to_ranks(values, comm), shape, dtype, axis, counts, comm)
+    futures = _scatter_to_ranks(values, comm)
+    return _wrap_futures(futures, shape, dtype, axis, counts, comm, metas[0][2])
+
+
+def _device(x: da.Array) -> str:
+    return str(_xp.device_of(chunk_meta(x)))
 
 
 def _apply_local(chunk: np.ndarray, rank: int, fn: Callable):
+    """``fn(tensor, rank)`` on a chunk; the result goes back to the chunk's device.
+
+    A device chunk reaches ``fn`` through DLPack (a CUDA tensor for CuPy); a result that
+    lives there is adopted without a copy, any other is copied there explicitly.
+    """
     with _comm.acting_as(rank):
-        return fn(to_torch(chunk), rank)
+        result = fn(to_torch(chunk), rank)
+    device = _xp.device_of(chunk)
+    if device.device_type == "cpu":
+        return result
+    adopted = _xp.from_dlpack(result, device)
+    return adopted if adopted is not None else _xp.to_device(as_numpy_chunk(result), device)
 
 
 def map_local(a: _dndarray.DNDarray, fn: Callable) -> _dndarray.DNDarray:

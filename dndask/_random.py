@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from . import _factories, _layout, _types
+from . import _factories, _layout, _types, _xp
 from ._dndarray import DNDarray, from_dask
 
 ALGORITHM = "splitmix64"
@@ -206,6 +206,15 @@ def _chunk(offsets, lshape, gshape, key, kind, dtype, params):
     return out
 
 
+def _chunk_on(offsets, lshape, device, *args):
+    """:func:`_chunk` on the host, then copied to ``device`` on the same worker.
+
+    The bits are computed in numpy on every device, so integers and uniforms are
+    bit-identical on CPU and GPU (normals too, as the same host code draws them).
+    """
+    return _xp.to_device(_chunk(offsets, lshape, *args), device)
+
+
 def _next_key() -> np.uint64:
     with _lock:
         key = _stream_key(_state["seed"], _state["counter"])
@@ -219,19 +228,19 @@ def _shape_from(args: tuple, name: str) -> tuple[int, ...]:
     return _layout.normalize_shape(args, name)
 
 
-def _make(shape, dtype, split, comm, kind, params) -> DNDarray:
+def _make(shape, dtype, split, comm, kind, params, device=None) -> DNDarray:
     split = _layout.normalize_axis(split, len(shape), "split")
+    device = _xp.sanitize_device(device)  # an unusable device fails here, before any task
     comm = _factories.sanitize_comm(comm)
     counts = _layout.balanced_counts(shape[split], comm.size) if split is not None else ()
+    args = (shape, _next_key(), kind, dtype, params)
+    if device.device_type == "cpu":
+        return _factories.from_function(
+            f"random-{kind}", _chunk, shape, dtype, split, counts, comm, args=args
+        )
+    meta = _xp.meta(dtype, len(shape), device)
     return _factories.from_function(
-        f"random-{kind}",
-        _chunk,
-        shape,
-        dtype,
-        split,
-        counts,
-        comm,
-        args=(shape, _next_key(), kind, dtype, params),
+        f"random-{kind}", _chunk_on, shape, dtype, split, counts, comm, (device, *args), meta
     )
 
 
@@ -294,7 +303,7 @@ def _float_dtype(dtype) -> np.dtype:
     return dtype
 
 
-def rand(*shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
+def rand(*shape, dtype=_types.float32, split=None, comm=None, device=None) -> DNDarray:
     """Uniform samples in [0, 1) of the given shape.
 
     Examples
@@ -305,20 +314,21 @@ def rand(*shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
     ((4, 3), dtype('float32'))
     """
     shape = _shape_from(shape, "shape")
-    return _make(shape, _float_dtype(dtype), split, comm, "uniform", None)
+    return _make(shape, _float_dtype(dtype), split, comm, "uniform", None, device)
 
 
-def random(shape=(), dtype=_types.float64, split=None, comm=None) -> DNDarray:
+def random(shape=(), dtype=_types.float64, split=None, comm=None, device=None) -> DNDarray:
     """NumPy-style uniform samples in [0, 1) (``shape`` as one tuple; float64).
 
     >>> import dndask as ht
     >>> ht.random.random((2, 2)).dtype
     dtype('float64')
     """
-    return _make(_layout.normalize_shape(shape), _float_dtype(dtype), split, comm, "uniform", None)
+    shape = _layout.normalize_shape(shape)
+    return _make(shape, _float_dtype(dtype), split, comm, "uniform", None, device)
 
 
-def randn(*shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
+def randn(*shape, dtype=_types.float32, split=None, comm=None, device=None) -> DNDarray:
     """Standard normal samples (float32 by default, as in Heat).
 
     Examples
@@ -330,10 +340,12 @@ def randn(*shape, dtype=_types.float32, split=None, comm=None) -> DNDarray:
     [1, 4, 3]
     """
     shape = _shape_from(shape, "shape")
-    return _make(shape, _float_dtype(dtype), split, comm, "normal", (0.0, 1.0))
+    return _make(shape, _float_dtype(dtype), split, comm, "normal", (0.0, 1.0), device)
 
 
-def normal(mean=0.0, std=1.0, shape=(), dtype=_types.float32, split=None, comm=None) -> DNDarray:
+def normal(
+    mean=0.0, std=1.0, shape=(), dtype=_types.float32, split=None, comm=None, device=None
+) -> DNDarray:
     """Normal samples with scalar ``mean`` and ``std``.
 
     >>> import dndask as ht
@@ -346,10 +358,13 @@ def normal(mean=0.0, std=1.0, shape=(), dtype=_types.float32, split=None, comm=N
     if std < 0:
         raise ValueError(f"`std` must be non-negative, got {std}")
     params = (float(mean), float(std))
-    return _make(_layout.normalize_shape(shape), _float_dtype(dtype), split, comm, "normal", params)
+    shape = _layout.normalize_shape(shape)
+    return _make(shape, _float_dtype(dtype), split, comm, "normal", params, device)
 
 
-def randint(low, high=None, size=(), dtype=_types.int64, split=None, comm=None) -> DNDarray:
+def randint(
+    low, high=None, size=(), dtype=_types.int64, split=None, comm=None, device=None
+) -> DNDarray:
     """Random integers in ``[low, high)`` (``[0, low)`` if ``high`` is None).
 
     >>> import dndask as ht
@@ -371,32 +386,31 @@ def randint(low, high=None, size=(), dtype=_types.int64, split=None, comm=None) 
     if low < info.min or high - 1 > info.max:
         raise ValueError(f"`low`/`high` [{low}, {high}) must fit in {dtype}")
     shape = _layout.normalize_shape(size, "size")
-    return _make(shape, dtype, split, comm, "integer", (int(low), int(high) - int(low)))
+    return _make(shape, dtype, split, comm, "integer", (int(low), int(high) - int(low)), device)
 
 
-def standard_normal(shape=(), dtype=_types.float32, split=None, comm=None) -> DNDarray:
+def standard_normal(shape=(), dtype=_types.float32, split=None, comm=None, device=None) -> DNDarray:
     """Standard normal samples of ``shape`` (one tuple, as numpy's).
 
     >>> import dndask as ht
     >>> ht.random.standard_normal((2, 3), split=1).shape
     (2, 3)
     """
-    return _make(
-        _layout.normalize_shape(shape), _float_dtype(dtype), split, comm, "normal", (0.0, 1.0)
-    )
+    shape = _layout.normalize_shape(shape)
+    return _make(shape, _float_dtype(dtype), split, comm, "normal", (0.0, 1.0), device)
 
 
-def random_sample(shape=(), dtype=_types.float64, split=None, comm=None) -> DNDarray:
+def random_sample(shape=(), dtype=_types.float64, split=None, comm=None, device=None) -> DNDarray:
     """Uniform samples in [0, 1) of ``shape``: numpy's name of :func:`random`.
 
     >>> import dndask as ht
     >>> ht.random.random_sample((3,)).dtype
     dtype('float64')
     """
-    return random(shape, dtype=dtype, split=split, comm=comm)
+    return random(shape, dtype=dtype, split=split, comm=comm, device=device)
 
 
-def randperm(n: int, dtype=_types.int64, split=None, comm=None) -> DNDarray:
+def randperm(n: int, dtype=_types.int64, split=None, comm=None, device=None) -> DNDarray:
     """A random permutation of ``0 .. n-1``, the same for every number of ranks and split.
 
     Each element draws a 64-bit key on its own rank (a pure function of the seed
@@ -415,20 +429,26 @@ def randperm(n: int, dtype=_types.int64, split=None, comm=None) -> DNDarray:
     dtype = _types.canonical_dtype(dtype)
     if dtype.kind not in "iu" or (n and np.iinfo(dtype).max < n - 1):
         raise ValueError(f"`dtype` must be an integer type that holds {n - 1}, got {dtype}")
+    device = _xp.sanitize_device(device)  # before the cluster starts
     comm = _factories.sanitize_comm(comm)
     split = _layout.normalize_axis(split, 1, "split")
-    keys = _make((int(n),), _types.float64, 0 if n else None, comm, "uniform", None)
+    keys = _make((int(n),), _types.float64, 0 if n else None, comm, "uniform", None, device)
     if n == 0:
-        return _factories.zeros((0,), dtype=dtype, split=split, comm=comm)
+        return _factories.zeros((0,), dtype=dtype, split=split, comm=comm, device=device)
     order = (
         keys.to_dask()
         .rechunk(-1)
-        .map_blocks(lambda k: np.argsort(k, kind="stable").astype(dtype), dtype=dtype)
+        .map_blocks(_argsort_keys, dtype, dtype=dtype, meta=_xp.meta(dtype, 1, device))
     )
     return from_dask(order, split, comm, parents=(keys,))
 
 
-def permutation(x, split=None, comm=None) -> DNDarray:
+def _argsort_keys(keys, dtype):
+    """The stable argsort of a chunk of keys, in the chunk's namespace."""
+    return _xp.namespace_of(keys).argsort(keys, kind="stable").astype(dtype)
+
+
+def permutation(x, split=None, comm=None, device=None) -> DNDarray:
     """A permutation of ``range(x)`` for an int; a copy of ``x`` with its rows shuffled otherwise.
 
     A DNDarray keeps its split (its rows are gathered by a random index array).
@@ -441,8 +461,8 @@ def permutation(x, split=None, comm=None) -> DNDarray:
     if isinstance(x, DNDarray):
         if x.ndim == 0:
             raise ValueError("`x` of `permutation` must have at least one axis")
-        index = randperm(x.shape[0], comm=x.comm)
+        index = randperm(x.shape[0], comm=x.comm, device=x.device)
         return x[index]
     if isinstance(x, bool) or not isinstance(x, numbers.Integral):
         raise TypeError(f"`x` must be an int or a DNDarray, got {type(x).__name__}")
-    return randperm(int(x), split=split, comm=comm)
+    return randperm(int(x), split=split, comm=comm, device=device)

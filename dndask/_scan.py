@@ -68,4 +68,4 @@ def split_scan(
             (carry, r) if r else None,
         )
     graph = HighLevelGraph.from_collections(prefix, dsk, dependencies=[x])
-    return new_array(graph, prefix, x.chunks, meta_of(dtype, ndim)), task_ranks
+    return new_array(graph, prefix, x.chunks, meta_of(dtype, ndim, like=x)), task_ranks

@@ -73,7 +73,9 @@ def is_dtype(obj: object) -> bool:
 
 
 def to_torch(array: np.ndarray) -> torch_module.Tensor:
-    """A torch view of a numpy chunk (a copy if it is read-only or not in native byte order).
+    """A torch view of a chunk (a copy if it is read-only or not in native byte order).
+
+    Device chunks (CuPy) go through DLPack: the tensor is on the chunk's device.
 
     torch holds native byte order only; big-endian data (common in HDF5 and
     netCDF files) is converted.
@@ -84,6 +86,8 @@ def to_torch(array: np.ndarray) -> torch_module.Tensor:
     >>> to_torch(np.arange(3, dtype=">i4")).tolist()
     [0, 1, 2]
     """
+    if not isinstance(array, np.ndarray) and hasattr(array, "__dlpack__"):
+        return torch().from_dlpack(array)  # a device chunk (CuPy): zero-copy, on its device
     array = np.asarray(array)
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))

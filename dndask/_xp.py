@@ -33,6 +33,7 @@ __all__ = [
     "cpu",
     "device_of",
     "empty_like_meta",
+    "from_dlpack",
     "get_device",
     "meta",
     "namespace_of",
@@ -40,6 +41,7 @@ __all__ = [
     "sanitize_device",
     "to_device",
     "to_host",
+    "torch_device",
     "use_device",
 ]
 
@@ -89,6 +91,9 @@ class Backend:
 
     ``available()`` returns ``None`` when the backend can be used from here, or a sentence
     saying what is missing (checked in the driver, before any task is built).
+    ``from_dlpack`` adopts, without a copy, an object whose ``__dlpack_device__`` type is
+    ``dlpack_device`` (1: host memory, 2: CUDA); ``torch_device`` is where torch tensors of
+    its chunks live (``"cpu"`` or ``"cuda"``).
     """
 
     device_type: str
@@ -97,6 +102,9 @@ class Backend:
     to_host: Callable[[Any], np.ndarray]
     from_host: Callable[[np.ndarray], Any]
     available: Callable[[], str | None] = lambda: None
+    from_dlpack: Callable[[Any], Any] | None = None
+    dlpack_device: int = 1
+    torch_device: str = "cpu"
 
 
 _BACKENDS: dict[str, Backend] = {}
@@ -130,7 +138,17 @@ def _cupy_available() -> str | None:
 
 if cupy is not None:  # pragma: no cover - needs CuPy
     register_backend(
-        Backend("gpu", cupy, cupy.ndarray, cupy.asnumpy, cupy.asarray, _cupy_available)
+        Backend(
+            "gpu",
+            cupy,
+            cupy.ndarray,
+            cupy.asnumpy,
+            cupy.asarray,
+            _cupy_available,
+            from_dlpack=cupy.from_dlpack,
+            dlpack_device=2,
+            torch_device="cuda",
+        )
     )
 
 
@@ -241,6 +259,37 @@ def to_device(chunk, device: Device | str):
     if isinstance(chunk, target.array_type):
         return chunk
     return target.from_host(to_host(chunk))
+
+
+def from_dlpack(value, device: Device | str):
+    """``value`` as a chunk on ``device`` without a copy (DLPack), or ``None`` if it cannot be.
+
+    A chunk of ``device`` is returned as it is; an object living in the memory ``device``'s
+    backend reads (a CUDA torch tensor for CuPy) is adopted zero-copy; anything else is
+    ``None``, and the caller copies it explicitly (:func:`to_device`).
+
+    >>> from_dlpack(np.arange(2), "cpu")
+    array([0, 1])
+    """
+    target = backend(device)
+    if isinstance(value, target.array_type):
+        return value
+    if target.from_dlpack is None or not hasattr(value, "__dlpack_device__"):
+        return None
+    if value.__dlpack_device__()[0] != target.dlpack_device:
+        return None
+    return target.from_dlpack(value)
+
+
+def torch_device(device: Device | str) -> str:
+    """The torch device of ``device``'s chunks: ``"cpu"``, or ``"cuda:<id>"`` for CuPy.
+
+    >>> torch_device("cpu")
+    'cpu'
+    """
+    device = sanitize_device(device)
+    kind = backend(device).torch_device
+    return "cpu" if kind == "cpu" else f"{kind}:{device.device_id}"
 
 
 def use_device(device: Device | str | None = None) -> None:

@@ -6,18 +6,27 @@
 - ufuncs and numpy functions refuse numpy-array operands (python and numpy scalars pass);
 - ``.get()`` is the explicit copy to host, ``__dlpack__`` the zero-copy exchange;
 - ``__array_ufunc__``/``__array_function__`` make numpy functions dispatch to it (NEP-13/18);
-- unpickling a non-empty one outside a Dask worker raises: chunks never reach the driver
-  unless copied to host first (CuPy's deserializer needs a GPU in the driver).
+- unpickling a non-empty one in the driver process raises: chunks never reach the driver
+  unless copied to host first (CuPy's deserializer needs a GPU in the driver). The driver
+  is the process that first imported this module; its pid travels in the environment to
+  the worker processes it starts, where unpickling (worker to worker transfers) is fine.
 
-Importing the module registers it with Dask (``register_chunk_type``) and as the ``"gpu"``
-backend of :mod:`dndask._xp`, the same registry CuPy goes through.
+Importing the module registers it with Dask (``register_chunk_type`` and the same dispatch
+entries dask/array/backends.py registers for CuPy) and as the ``"gpu"`` backend of
+:mod:`dndask._xp`, the same registry CuPy goes through.
+
+Where CuPy is lenient the stand-in is too: a numpy array as an index (``x[np_index]``) is
+copied to the device, as CuPy does.
 """
 
 from __future__ import annotations
 
+import os
+
 import dask.array as da
-import distributed
 import numpy as np
+from dask.array import dispatch
+from dask.array.backends import _nannumel, _numel_arraylike  # what dask registers for CuPy
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from dndask import _xp
@@ -39,9 +48,20 @@ def _unwrap(value, where: str):
     return value
 
 
+def _index(index):
+    """An index as CuPy reads it: numpy index arrays pass (CuPy copies them to the device)."""
+    if isinstance(index, tuple):
+        return tuple(_index(k) for k in index)
+    if isinstance(index, list):
+        return [_index(k) for k in index]
+    return index._a if isinstance(index, StrictArray) else index
+
+
 def _wrap(value):
     if isinstance(value, np.ndarray):
         return StrictArray(value)
+    if isinstance(value, np.generic):  # CuPy's reductions give 0-d arrays, not scalars
+        return StrictArray(np.asarray(value))
     if isinstance(value, tuple):
         return tuple(_wrap(v) for v in value)
     if isinstance(value, list):
@@ -49,15 +69,16 @@ def _wrap(value):
     return value
 
 
+_DRIVER_PID = "DNDASK_STANDIN_DRIVER_PID"
+os.environ.setdefault(_DRIVER_PID, str(os.getpid()))  # inherited by the workers started here
+
+
 def _rebuild(array: np.ndarray) -> StrictArray:
-    if array.size:
-        try:
-            distributed.get_worker()
-        except ValueError:
-            raise HostTransferError(
-                "a StrictArray chunk was deserialized outside a worker: "
-                "device data must be copied to host (to_host) before it leaves a worker"
-            ) from None
+    if array.size and os.getpid() == int(os.environ[_DRIVER_PID]):
+        raise HostTransferError(
+            "a StrictArray chunk was deserialized outside a worker (in the driver): "
+            "device data must be copied to host (to_host) before it leaves a worker"
+        )
     return StrictArray(array)
 
 
@@ -129,7 +150,7 @@ class StrictArray(NDArrayOperatorsMixin):
         return method
 
     def __getitem__(self, index):
-        return _wrap(self._a[_unwrap(index, "__getitem__")])
+        return _wrap(self._a[_index(index)])
 
     def __setitem__(self, index, value):
         self._a[_unwrap(index, "__setitem__")] = _unwrap(value, "__setitem__")
@@ -185,8 +206,37 @@ class _Namespace:
 standin = _Namespace()
 
 BACKEND = _xp.Backend(
-    "gpu", standin, StrictArray, lambda a: a.get(), lambda a: StrictArray(np.array(a))
+    "gpu",
+    standin,
+    StrictArray,
+    lambda a: a.get(),
+    lambda a: StrictArray(np.array(a)),
+    from_dlpack=lambda v: StrictArray(np.from_dlpack(v)),
+    dlpack_device=1,  # the stand-in lives in host memory: its torch tensors are CPU tensors
 )
 
+REPLACED = _xp._BACKENDS.get("gpu")  # CuPy's backend where CuPy imports, else None
+
+
+def activate() -> None:
+    """Make the stand-in the ``"gpu"`` backend of this process (importing does it)."""
+    _xp.register_backend(BACKEND)
+
+
+def deactivate() -> None:
+    """Give the ``"gpu"`` device back to the backend the stand-in replaced (CuPy, or none)."""
+    if REPLACED is None:
+        _xp._BACKENDS.pop("gpu", None)
+    else:
+        _xp.register_backend(REPLACED)
+
+
 da.register_chunk_type(StrictArray)
-_xp.register_backend(BACKEND)
+dispatch.concatenate_lookup.register(StrictArray, standin.concatenate)
+dispatch.take_lookup.register(StrictArray, standin.take)
+dispatch.tensordot_lookup.register(StrictArray, standin.tensordot)
+dispatch.numel_lookup.register(StrictArray, _numel_arraylike)
+dispatch.nannumel_lookup.register(StrictArray, _nannumel)
+dispatch.empty_lookup.register(StrictArray, standin.empty)
+dispatch.to_numpy_dispatch.register(StrictArray, lambda data, **kwargs: data.get())
+activate()

@@ -22,6 +22,7 @@ from conftest import values_of
 
 import dndask as ht
 import dndask.heat as hf
+from dndask import _xp
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,32 @@ def setitem(x: ht.DNDarray, key, value) -> None:
 def iadd(x: ht.DNDarray, value) -> ht.DNDarray:
     x += value
     return x
+
+
+class _NoChunk:
+    """The array type of a GPU backend that cannot run here (nothing is ever one)."""
+
+
+def without_gpu(call: Callable[[], object], missing: str | None = None):
+    """``call()`` with no usable "gpu" backend, whichever is registered (stand-in, CuPy).
+
+    ``missing=None``: no backend at all (CuPy not installed); otherwise a CuPy-like backend
+    whose CUDA check answers ``missing`` (CuPy installed, no GPU).
+    """
+    saved = _xp._BACKENDS.pop("gpu", None)
+    if missing is not None:
+        _xp.register_backend(
+            _xp.Backend("gpu", np, _NoChunk, np.asarray, np.asarray, lambda: missing)
+        )
+    try:
+        return call()
+    finally:
+        _xp._BACKENDS.pop("gpu", None)
+        if saved is not None:
+            _xp.register_backend(saved)
+
+
+NO_CUDA = "CuPy is installed but no CUDA device is visible"
 
 
 CATALOGUE: dict[str, Bad] = {
@@ -855,6 +882,69 @@ CATALOGUE: dict[str, Bad] = {
         r"`device_type` must be 'cpu' or 'gpu', got 'tpu'",
         (),
     ),
+    "device-array-no-cupy": Bad(
+        lambda e: without_gpu(lambda: ht.array([[1.0, 2.0]], split=0, device="gpu")),
+        RuntimeError,
+        r"device 'gpu:0' needs CuPy and a CUDA GPU: CuPy is not installed",
+        (),
+    ),
+    "device-array-no-cuda": Bad(
+        lambda e: without_gpu(lambda: ht.array([1.0, 2.0], split=0, device="gpu"), NO_CUDA),
+        RuntimeError,
+        r"device 'gpu:0' cannot be used: CuPy is installed but no CUDA device is visible",
+        (),
+    ),
+    "device-rand-no-cuda": Bad(
+        lambda e: without_gpu(lambda: ht.random.rand(4, 2, split=0, device="gpu"), NO_CUDA),
+        RuntimeError,
+        r"device 'gpu:0' cannot be used: CuPy is installed but no CUDA device is visible",
+        (),
+    ),
+    "device-randperm-no-cupy": Bad(
+        lambda e: without_gpu(lambda: ht.random.randperm(5, device="gpu:1")),
+        RuntimeError,
+        r"device 'gpu:1' needs CuPy and a CUDA GPU",
+        (),
+    ),
+    "device-zeros-like-no-cupy": Bad(
+        lambda e: without_gpu(lambda: ht.zeros_like(e.a, device="gpu")),
+        RuntimeError,
+        r"device 'gpu:0' needs CuPy and a CUDA GPU",
+    ),
+    "device-gpu-method-no-cuda": Bad(
+        lambda e: without_gpu(e.a.gpu, NO_CUDA),
+        RuntimeError,
+        r"device 'gpu:0' cannot be used: CuPy is installed but no CUDA device is visible",
+    ),
+    "device-use-device-no-cupy": Bad(
+        lambda e: without_gpu(lambda: ht.use_device("gpu")),
+        RuntimeError,
+        r"device 'gpu:0' needs CuPy and a CUDA GPU: CuPy is not installed",
+        (),
+    ),
+    "device-array-unknown": Bad(
+        lambda e: ht.array([1.0, 2.0], device="tpu"),
+        ValueError,
+        r"`device` must be 'cpu', 'gpu' or 'gpu:<n>', got 'tpu'",
+        (),
+    ),
+    "device-randint-unknown": Bad(
+        lambda e: ht.random.randint(0, 5, (3,), device="cuda:x"),
+        ValueError,
+        r"`device` must be 'cpu', 'gpu' or 'gpu:<n>', got 'cuda:x'",
+        (),
+    ),
+    "device-ones-like-unknown": Bad(
+        lambda e: ht.ones_like(e.a, device="npu"),
+        ValueError,
+        r"`device` must be 'cpu', 'gpu' or 'gpu:<n>', got 'npu'",
+    ),
+    "device-array-int": Bad(
+        lambda e: ht.array([1.0], device=0),
+        TypeError,
+        r"`device` must be a Device or a str, got int",
+        (),
+    ),
     # ---- the Heat face (dndask.heat): what it accepts beyond numpy is checked too
     "heat-equal-list": Bad(
         lambda e: hf.equal(hf.array(e.a), [1, 2]), TypeError, r"`y` of `equal` must be a DNDarray"
@@ -1108,7 +1198,12 @@ def snapshot(e: SimpleNamespace, names: tuple[str, ...]):
 
 
 def global_state(client) -> tuple:
-    return ht.random.get_state(), ht.get_comm(), ht.current_client() is client
+    return (
+        ht.random.get_state(),
+        ht.get_comm(),
+        ht.current_client() is client,
+        ht.get_device(),
+    )
 
 
 def test_catalogue_is_large_and_covers_the_api():

@@ -77,7 +77,7 @@ def _build_get(a, plan: GetPlan, mask_for, mask_array, token: str):
     deps = [x] if mask_array is None else [x, mask_array.to_dask()]
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=deps)
     chunks = _layout.chunks_for(plan.shape, plan.split, plan.counts or None)
-    out = new_array(graph, name, chunks, meta_of(a.dtype, ndim))
+    out = new_array(graph, name, chunks, meta_of(a.dtype, ndim, like=a))
     parents = (a,) if mask_array is None else (a, mask_array)
     result = _dndarray.from_dask(out, plan.split, a.comm, parents=parents)
     result._task_ranks.update(task_ranks)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import dask.array as da
 
 from .._compat import List, SliceTask, Task, TaskRef
-from .._graph import chunk_key, empty
+from .._graph import chunk_key, empty, meta_of
 from ._plan import FetchPlan
 from ._tasks import join, pick, take
 
@@ -47,7 +47,9 @@ def fetch_into(
     x, split = src
     task_ranks[out_key] = target
     if not plan.pieces:
-        dsk[out_key] = Task(out_key, empty, plan.shape, dtype)
+        dsk[out_key] = Task(
+            out_key, empty, plan.shape, dtype, meta_of(dtype, len(plan.shape), like=x)
+        )
         return
     (s0, k0) = plan.pieces[0]
     if len(plan.pieces) == 1 and plan.order is None and s0 == target:

@@ -16,7 +16,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _compute
+from .. import _compute, _xp
 from .._compat import Task, TaskRef, new_array
 from .._distribution import relayout
 from .._graph import meta_of
@@ -75,7 +75,9 @@ def _aligned_dnd_mask(mask, a, it: Item):
 
 
 def _count_block(chunk: np.ndarray, axis: int) -> np.ndarray:
-    return np.asarray(chunk.sum(axis=tuple(range(axis, chunk.ndim)), dtype=np.int64))[None]
+    """The ``True`` counts of a mask chunk, copied to host explicitly (they go to the driver)."""
+    counts = chunk.sum(axis=tuple(range(axis, chunk.ndim)), dtype=np.int64)
+    return np.asarray(_xp.to_host(counts))[None]
 
 
 def _true_table(mask, axis: int | None) -> np.ndarray:

@@ -120,6 +120,11 @@ def setitem(a, key, value) -> None:
     value = _value(value, a.dtype)
     if is_dnd(value) and value.comm != a.comm:
         raise ValueError(f"`value` must share the array's comm, got {value.comm!r} and {a.comm!r}")
+    if is_dnd(value) and value.device != a.device:
+        raise ValueError(
+            f"`value` must be on the array's device, got {value.device} and {a.device}; "
+            "move it with value.cpu() or value.gpu()"
+        )
     plan, mask = _set_plan(a, norm, tuple(value.shape))
     if all(t is None for t in plan.targets):
         return

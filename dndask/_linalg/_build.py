@@ -16,7 +16,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _dndarray, _graph, _layout
+from .. import _dndarray, _graph, _layout, _ops, _xp
 from .._compat import List, SliceTask, Task, TaskRef, new_array
 from .._distribution import relayout
 from .._layout import Distribution
@@ -31,7 +31,8 @@ def _wrap(name: str, dsk: dict, deps: list, shape, split, counts, dtype, comm, p
     """The layer ``dsk`` as a DNDarray, with its tasks' ranks and its ``parents``' task ranks."""
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=deps)
     chunks = _layout.chunks_for(shape, split, counts)
-    x = new_array(graph, name, chunks, _graph.meta_of(dtype, len(shape)))
+    like = parents[0] if parents else None
+    x = new_array(graph, name, chunks, _graph.meta_of(dtype, len(shape), like=like))
     out = _dndarray.from_dask(x, split, comm, parents=parents)
     out._task_ranks.update(task_ranks)
     return out
@@ -41,20 +42,21 @@ def _joined(part, axis: int | None) -> np.ndarray:
     """A block, or the whole operand from the list of its chunks."""
     if not isinstance(part, list):
         return part
-    return part[0] if len(part) == 1 else np.concatenate(part, axis=axis)
+    return part[0] if len(part) == 1 else _xp.namespace_of(part[0]).concatenate(part, axis=axis)
 
 
 def _block_product(fn: Callable, a, a_axis, b, b_axis, dtype) -> np.ndarray:
     out = fn(_joined(a, a_axis), _joined(b, b_axis))
-    return np.asarray(out).astype(dtype, copy=False)
+    return _xp.namespace_of(out).asarray(out).astype(dtype, copy=False)
 
 
-def _zeros(shape: tuple[int, ...], dtype) -> np.ndarray:
-    return np.zeros(shape, dtype=dtype)
+def _zeros(shape: tuple[int, ...], dtype, like=None) -> np.ndarray:
+    """Zeros of ``shape``: numpy's, or in the namespace of the meta ``like``."""
+    return (np if like is None else _xp.namespace_of(like)).zeros(shape, dtype=dtype)
 
 
 def _sum_parts(parts: list, dtype) -> np.ndarray:
-    out = np.array(parts[0], dtype=dtype, copy=True)
+    out = _xp.namespace_of(parts[0]).array(parts[0], dtype=dtype, copy=True)
     for part in parts[1:]:
         out += part
     return out
@@ -77,11 +79,12 @@ def _block_shape(out_shape, split, counts, rank) -> tuple[int, ...]:
 
 def _outer_graph(name, fn, a, b, plan, out_shape, dtype, size):
     dsk = {}
+    like = _graph.meta_of(dtype, len(out_shape), like=a)
     for r in range(size if plan.split is not None else 1):
         key = (name, *_graph.block_index(plan.split, len(out_shape), r))
         shape = _block_shape(out_shape, plan.split, plan.counts, r)
         if math.prod(shape) == 0:
-            dsk[key] = Task(key, _zeros, shape, dtype)
+            dsk[key] = Task(key, _zeros, shape, dtype, like)
             continue
         a_arg, a_axis = _piece(a, plan.a, r)
         b_arg, b_axis = _piece(b, plan.b, r)
@@ -116,6 +119,7 @@ def _inner_graph(name, fn, a, b, plan, out_shape, dtype, size):
         task_ranks[key] = r
         partials[r] = key
     ndim = len(out_shape)
+    like = _graph.meta_of(dtype, ndim, like=a)
     if plan.split is None:
         _tree_sum(dsk, name, list(partials.values()), (name, *(0,) * ndim), dtype)
         return dsk, task_ranks
@@ -124,7 +128,7 @@ def _inner_graph(name, fn, a, b, plan, out_shape, dtype, size):
         key = (name, *_graph.block_index(plan.split, ndim, c))
         shape = _block_shape(out_shape, plan.split, plan.counts, c)
         if math.prod(shape) == 0:
-            dsk[key] = Task(key, _zeros, shape, dtype)
+            dsk[key] = Task(key, _zeros, shape, dtype, like)
             continue
         index = tuple(
             slice(starts[c], starts[c] + plan.counts[c]) if axis == plan.split else slice(None)
@@ -150,6 +154,7 @@ def _result_dtype(fn: Callable, a, b) -> np.dtype:
 def _product(fname: str, fn: Callable, a, b, spec: ProductSpec, label) -> _dndarray.DNDarray:
     """Plan, re-lay out the operands and build the product's graph."""
     comm = a.comm
+    _ops.check_one_device((a, b), fname)  # before any graph: no implicit transfer
     dtype = _result_dtype(fn, a, b)
     plan = plan_product(spec, _layout_of(a), _layout_of(b), label, comm.size, dtype.itemsize)
     # each operand laid out as the plan needs it (a whole need leaves it where it is)

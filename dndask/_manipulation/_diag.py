@@ -15,6 +15,7 @@ import dask.array as da
 import numpy as np
 
 from .. import _dndarray, _layout
+from .._graph import meta_of
 from . import _checks
 from ._broadcast import broadcast_to
 
@@ -41,7 +42,7 @@ def _triangle(a: _dndarray.DNDarray, k, upper: bool, name: str) -> _dndarray.DND
         shift = k + row - col
         return np.triu(block, shift) if upper else np.tril(block, shift)
 
-    out = x.map_blocks(local, dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype))
+    out = x.map_blocks(local, dtype=x.dtype, meta=meta_of(x.dtype, x.ndim, like=x))
     return _dndarray.from_dask(out, a.split, a.comm, parents=(a,))
 
 
@@ -145,5 +146,5 @@ def fill_diagonal(a: _dndarray.DNDarray, value) -> _dndarray.DNDarray:
         out[rows[ok], cols[ok]] = value
         return out
 
-    result = x.map_blocks(local, dtype=x.dtype, meta=np.empty((0, 0), x.dtype))
+    result = x.map_blocks(local, dtype=x.dtype, meta=meta_of(x.dtype, 2, like=x))
     return a._set(result, a.split, a._task_ranks)

@@ -40,10 +40,13 @@ def block_key(name: str, split: int | None, ndim: int, rank: int) -> tuple:
     return (name, *block_index(split, ndim, rank))
 
 
-def join_task(out_key: tuple, keys: Sequence[tuple], axis: int, lshape: tuple, dtype):
-    """The task of ``out_key``: ``keys`` joined along ``axis`` (an empty chunk if none)."""
+def join_task(out_key: tuple, keys: Sequence[tuple], axis: int, lshape: tuple, dtype, like=None):
+    """The task of ``out_key``: ``keys`` joined along ``axis`` (an empty chunk if none).
+
+    ``like`` (a meta) is the chunk type of that empty chunk; numpy's by default.
+    """
     if not keys:
-        return Task(out_key, empty, tuple(lshape), dtype)
+        return Task(out_key, empty, tuple(lshape), dtype, like)
     if len(keys) == 1:
         return Alias(out_key, keys[0])
     return Task(out_key, join, *(TaskRef(k) for k in keys), axis=axis)
@@ -54,10 +57,15 @@ def wrap(
 ) -> _dndarray.DNDarray:
     """The DNDarray of the tasks ``dsk`` (layer ``name``) built on ``sources``."""
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[s.to_dask() for s in sources])
-    x = new_array(graph, name, chunks, meta_of(dtype, len(chunks)))
+    x = new_array(graph, name, chunks, meta_of(dtype, len(chunks), like=_first(sources)))
     out = _dndarray.from_dask(x, split, comm, parents=tuple(sources))
     out._task_ranks.update(task_ranks or {})
     return out
+
+
+def _first(sources):
+    """The first source (its chunk type is the result's), ``None`` without sources."""
+    return sources[0] if len(sources) else None
 
 
 # ---------------------------------------------------------------- local results
@@ -113,6 +121,7 @@ def pieces_graph(
     """
     dsk: dict = {}
     task_ranks: dict = {}
+    like = meta_of(dtype, len(lshapes[0]), like=sources[0]) if lshapes else None
     for out_key, pieces, lshape in zip(out_keys, plan, lshapes, strict=True):
         keys = []
         for p in pieces:
@@ -127,7 +136,7 @@ def pieces_graph(
                 dsk[key] = SliceTask(key, operator.getitem, TaskRef(src_key), index)
                 task_ranks[key] = p.src
             keys.append(key)
-        dsk[out_key] = join_task(out_key, keys, axis, lshape, dtype)
+        dsk[out_key] = join_task(out_key, keys, axis, lshape, dtype, like)
     return dsk, task_ranks
 
 

@@ -271,7 +271,8 @@ def _pad_split_rows(d: _dndarray.DNDarray, widths, mode: str, kwargs: dict) -> _
         if r == size - 1 and after is not None:
             keys.append(after)
         out_key = _graph.block_key(name, axis, d.ndim, r)
-        dsk[out_key] = _graph.join_task(out_key, keys, axis, lshapes[r], d.dtype)
+        like = _graph.meta_of(d.dtype, d.ndim, like=d)
+        dsk[out_key] = _graph.join_task(out_key, keys, axis, lshapes[r], d.dtype, like)
     return _graph.wrap(dsk, name, chunks, d.dtype, [d], axis, d.comm, task_ranks)
 
 

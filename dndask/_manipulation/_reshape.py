@@ -11,14 +11,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import _dndarray, _layout
+from .. import _dndarray, _layout, _xp
 from .._distribution import relayout
 from .._layout import Distribution
 from . import _checks, _graph, _plan
 
 
-def _blank(chunk: np.ndarray, lshape: tuple[int, ...]) -> np.ndarray:
-    return np.empty(lshape, dtype=chunk.dtype)
+def _blank(chunk, lshape: tuple[int, ...]):
+    return _xp.empty_like_meta(chunk, lshape)
 
 
 def _resolve_shape(shape: tuple, size: int) -> tuple[int, ...]:

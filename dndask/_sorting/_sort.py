@@ -8,13 +8,18 @@ Along the split axis of an N-D array every lane would need its own splitters
 and its own counts per rank, which no rectangular chunk can hold; such an
 array is resplit to its longest other axis, sorted lane by lane, and resplit
 back, so the result is balanced (twice the array moves).
+
+Device chunks (CuPy) sort lanes where they live. The sample sort's runs are structured
+records, which CuPy has no dtype for, so a device array that needs the exchange goes
+through host memory explicitly: ``a.cpu()`` (one task per chunk, on its rank), the sort,
+and the result copied back to the device the same way.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import _dndarray, _layout
+from .. import _dndarray, _layout, _xp
 from .._graph import meta_of
 from .._statistics import _selection
 from . import _checks, _exchange, _plan, _tasks
@@ -24,7 +29,7 @@ __all__ = ["along_lanes", "argpartition", "argsort", "local", "partition", "sort
 
 def local(a: _dndarray.DNDarray, fn, dtype) -> _dndarray.DNDarray:
     """``fn(chunk)`` (same shape) on every rank where its chunk lives; ``a``'s layout is kept."""
-    y = a.to_dask().map_blocks(fn, dtype=dtype, meta=meta_of(dtype, a.ndim))
+    y = a.to_dask().map_blocks(fn, dtype=dtype, meta=meta_of(dtype, a.ndim, like=a))
     return _dndarray.from_dask(y, a.split, a.comm, parents=(a,))
 
 
@@ -38,15 +43,21 @@ def along_lanes(a: _dndarray.DNDarray, axis: int, fn, dtype) -> _dndarray.DNDarr
 
 def _sort_lanes(x: np.ndarray, axis: int, descending: bool, kind) -> np.ndarray:
     if not descending:
-        return np.sort(x, axis=axis, kind=kind)
+        xp = _xp.namespace_of(x)  # CuPy's sort is always stable and takes no other kind
+        return xp.sort(x, axis=axis, kind=kind if xp is np else None)
     return np.take_along_axis(x, _tasks.lane_order(x, axis, True), axis)
 
 
 def _flat_local(a: _dndarray.DNDarray, fn, dtype) -> _dndarray.DNDarray:
     """``fn`` of the flattened values of a ``split=None`` array: one task, ``split=None``."""
     flat = a.to_dask().reshape(-1).rechunk(-1) if a.ndim != 1 else a.to_dask()
-    y = flat.map_blocks(fn, dtype=dtype, meta=meta_of(dtype, 1))
+    y = flat.map_blocks(fn, dtype=dtype, meta=meta_of(dtype, 1, like=a))
     return _dndarray.from_dask(y, None, a.comm, parents=(a,))
+
+
+def _through_host(fn, a: _dndarray.DNDarray, *args, **kwargs) -> _dndarray.DNDarray:
+    """``fn(a.cpu(), ...)`` copied back to ``a``'s device: explicit copies, one task per chunk."""
+    return fn(a.cpu(), *args, **kwargs)._on_device(a.device)
 
 
 def _finish(result: _dndarray.DNDarray, balanced: bool) -> _dndarray.DNDarray:
@@ -107,6 +118,8 @@ def sort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=False
     if axis is None and a.split is None:
         return _flat_local(a, lambda v: _sort_lanes(v, 0, descending, numpy_kind), a.dtype)
     if axis is None or (a.ndim == 1 and a.split == axis and a.comm.size > 1):
+        if a.device != "cpu":
+            return _through_host(sort, a, axis, descending, kind, stable=stable, balanced=balanced)
         with_keys = is_stable and a.dtype.kind == "f"
         out = _exchange.flat_sort(a, with_keys=with_keys, descending=descending)
         if with_keys:
@@ -157,6 +170,10 @@ def argsort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=Fa
     if axis is None and a.split is None:
         return _flat_local(a, lambda v: _tasks.lane_order(v, 0, descending), np.dtype(np.int64))
     if axis is None or (a.ndim == 1 and a.split == axis and a.comm.size > 1):
+        if a.device != "cpu":
+            return _through_host(
+                argsort, a, axis, descending, kind, stable=stable, balanced=balanced
+            )
         out = _exchange.flat_sort(a, with_keys=True, descending=descending)
         return _finish(
             _exchange.field(out, _tasks.RECORD_KEY, np.int64, negate=descending), balanced
