@@ -205,7 +205,8 @@ def tour(results: dict, comm) -> None:
             same(g.numpy(), cpu.resplit(axis).numpy())
             if axis is not None:
                 _check(placed(g))
-            return {"bytes_moved": moved, "plan_minimum": minimum}
+            minimal = None if minimum is None else moved == minimum
+            return {"bytes_moved": moved, "plan_minimum": minimum, "minimal": minimal}
 
         return run
 
@@ -268,17 +269,21 @@ def _check_device(a: ht.DNDarray):
     return a.device
 
 
-def use_standin(client: distributed.Client) -> None:
-    """Register the test stand-in as the "gpu" backend, here and on every worker."""
-    tests = str(ROOT / "tests")
+def _register_standin(tests: str = str(ROOT / "tests")) -> None:
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    import _standin  # noqa: F401  (registers itself as the "gpu" backend)
 
-    def register(tests=tests):
-        if tests not in sys.path:
-            sys.path.insert(0, tests)
-        import _standin  # noqa: F401  (registers itself)
 
-    register()
-    client.run(register)
+def use_standin(client: distributed.Client | None = None) -> None:
+    """Register the test stand-in as the "gpu" backend here, and on ``client``'s workers.
+
+    Call it once before the cluster starts (the stand-in tells the driver from its
+    workers by the pid it leaves in the environment they inherit), then with the client.
+    """
+    _register_standin()
+    if client is not None:
+        client.run(_register_standin)
 
 
 def run_checks(comm, *, gib: float, repeats: int) -> dict:
@@ -309,6 +314,7 @@ def main(argv=None) -> int:
     RESULTS_FILE[0] = out / "gpu_check.partial.json"
     header = {"argv": sys.argv, "python": sys.version.split()[0], "started": time.time()}
     if args.standin:
+        use_standin()
         client = ht.init(args.workers)
         use_standin(client)
     elif args.mpi:

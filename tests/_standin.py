@@ -27,6 +27,7 @@ import dask.array as da
 import numpy as np
 from dask.array import dispatch
 from dask.array.backends import _nannumel, _numel_arraylike  # what dask registers for CuPy
+from dask.sizeof import sizeof
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from dndask import _xp
@@ -232,6 +233,8 @@ def deactivate() -> None:
 
 
 da.register_chunk_type(StrictArray)
+# dask's sizeof reports CuPy arrays by their nbytes; transfer logs and memory accounting rely on it
+sizeof.register(StrictArray)(lambda x: int(x.nbytes))
 dispatch.concatenate_lookup.register(StrictArray, standin.concatenate)
 dispatch.take_lookup.register(StrictArray, standin.take)
 dispatch.tensordot_lookup.register(StrictArray, standin.tensordot)
