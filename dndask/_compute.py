@@ -17,6 +17,7 @@ import dask.array as da
 import distributed
 import numpy as np
 from dask.array.optimization import optimize as dask_array_optimize
+from dask.array.utils import meta_from_array
 from dask.highlevelgraph import HighLevelGraph
 from dask.optimization import cull
 
@@ -30,7 +31,7 @@ from ._compat import (
     install_array_optimizer,
 )
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
-from ._xp import to_host
+from ._xp import cpu, device_of, to_host
 
 
 class Placement:
@@ -166,22 +167,62 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, 
     return dsk, alias(keys), table
 
 
+def _held(graph: Mapping, keys, array: da.Array) -> list | None:
+    """The futures that already hold ``keys`` (a persisted host array), else ``None``.
+
+    A persisted array's graph maps each chunk key to the future holding it;
+    those chunks are fetched as they are, with no task run. Device chunks
+    still go through :func:`_fresh_outputs`, which copies them to host on
+    their workers.
+    """
+    if device_of(meta_from_array(array)) != cpu:
+        return None
+    out = []
+    for key in keys:
+        if isinstance(key, list):
+            inner = _held(graph, key, array)
+            if inner is None:
+                return None
+            out.append(inner)
+            continue
+        node = graph.get(key)
+        if not isinstance(node, distributed.Future) or node.status in ("cancelled", "lost"):
+            return None
+        out.append(node)
+    return out
+
+
+def fetch(client: distributed.Client, futures) -> list:
+    """The results of ``futures`` (nested lists kept), waited for and gathered in one call.
+
+    ``client.gather`` waits for them itself, so without a progress bar to
+    show this is one call into the client's event loop and one request to
+    the scheduler; with a bar (see :mod:`dndask._progress`) the wait comes first.
+    """
+    flat = list(flatten(futures))
+    client = flat[0].client if flat else client  # the futures' own client gathers them
+    if _progress.shows_bar():
+        wait(flat)
+    return client.gather(futures)
+
+
 def compute(array: da.Array, client: distributed.Client, table: Mapping, comm=None) -> np.ndarray:
     """Compute ``array``'s chunks on their workers and assemble them in the driver.
 
     The chunks travel straight to the driver: no worker first gathers the
-    whole array (which a Dask ``finalize`` task would do). ``comm``, if given,
-    lets an error about lost workers name the ranks.
+    whole array (which a Dask ``finalize`` task would do). The chunks of a
+    persisted array are fetched from the futures that hold them, with no task.
+    ``comm``, if given, lets an error about lost workers name the ranks.
     """
     ensure_keeper(client)
     graph, keys = _graph_of(array)
-    dsk, keys, table = _fresh_outputs(graph, keys, table)
-    with _placed(table):
-        futures = client.get(dsk, keys, sync=False)
-    flat = list(flatten(futures))
+    futures = _held(graph, keys, array)
+    if futures is None:
+        dsk, keys, table = _fresh_outputs(graph, keys, table)
+        with _placed(table):
+            futures = client.get(dsk, keys, sync=False)
     with lost_data_explained(client, array.__dask_graph__(), comm):
-        wait(flat)
-        parts = client.gather(futures)
+        parts = fetch(client, futures)
     if array.ndim == 0:
         return np.asarray(parts if not isinstance(parts, list) else parts[0])
     return concatenate3(parts)
@@ -229,17 +270,32 @@ def call_on(comm, rank: int, fn, *args):
         return future.result()
 
 
-def persist(collection, client: distributed.Client, table: Mapping, comm=None, replicate: int = 1):
+def persist(
+    collection,
+    client: distributed.Client,
+    table: Mapping,
+    comm=None,
+    replicate: int = 1,
+    wait_: bool = False,
+):
     """Persist ``collection`` with each key in ``table`` held by its worker.
+
+    Returns as soon as the graph is submitted, as Dask's ``persist`` does:
+    placement is fixed at submission, and a task's error is raised where the
+    result is next used. ``wait_=True`` waits until every chunk is in memory
+    and raises a failed task's error here.
 
     With ``replicate=k`` every chunk is also copied to ``k - 1`` other workers,
     and the scheduler keeps ``k`` copies (see :class:`dndask._recovery.RankKeeper`), so data
-    that cannot be recomputed survives the loss of ``k - 1`` workers.
+    that cannot be recomputed survives the loss of ``k - 1`` workers; the
+    copies need the chunks, so this always waits.
     """
     ensure_keeper(client)
     # dask arrays optimize through the ``array_optimize`` setting: dndask's, unfused
     with _placed(table), array_optimizer(optimize):
         persisted = client.persist(collection)
+    if not wait_ and replicate == 1:
+        return persisted
     futures = list(distributed.futures_of(persisted))
     with lost_data_explained(client, collection.__dask_graph__(), comm):
         wait(futures)

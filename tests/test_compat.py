@@ -185,11 +185,11 @@ def test_redistribute_moves_only_the_slice_not_the_chunk(client, comm_of):
     """End to end: one row changes owner, and exactly one row's bytes travel."""
     comm = comm_of(2)
     row = 2000  # float64: 16000 bytes a row; a whole chunk is 4 rows
-    a = ht.random.rand(8, row, dtype=ht.float64, split=0, comm=comm).persist()
+    a = ht.random.rand(8, row, dtype=ht.float64, split=0, comm=comm).persist(wait=True)
     target = a.lshape_map
     target[:, 0] = torch.tensor([3, 5])
     since = time.time()
-    b = a.redistribute(target_map=target).persist()
+    b = a.redistribute(target_map=target).persist(wait=True)
     assert received_bytes(client, since) == _layout.moved_rows((4, 4), (3, 5)) * row * 8
     assert holders(client, b) == [(w,) for w in comm.workers]
 
