@@ -25,10 +25,10 @@ from . import _progress
 from ._compat import (
     Task,
     TaskRef,
-    array_optimizer,
     concatenate3,
     flatten,
     install_array_optimizer,
+    named_graph,
 )
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
 from ._xp import cpu, device_of, to_host
@@ -141,7 +141,7 @@ def wait(futures: Sequence[distributed.Future]) -> None:
         _progress.wait(futures)
 
 
-def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, dict]:
+def _fresh_outputs(graph: Mapping, keys, table: Mapping, token: str) -> tuple[dict, object, dict]:
     """The graph plus one alias task per output key, under names unique to this call.
 
     Computing the same keys twice in a row would otherwise hand the client a
@@ -149,8 +149,8 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, 
     previous call ("Couldn't gather keys"). The aliases run where their chunk
     is (they are pinned like it), so nothing extra moves; they copy device chunks
     to host there (``_xp.to_host``, nothing for numpy), so the driver never holds device data.
+    ``token`` makes the names unique (a fresh uuid).
     """
-    token = uuid.uuid4().hex
     dsk = dict(graph)
     table = dict(table)
     counter = iter(range(len(list(flatten(keys)))))
@@ -167,20 +167,16 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, 
     return dsk, alias(keys), table
 
 
-def _held(graph: Mapping, keys, array: da.Array) -> list | None:
-    """The futures that already hold ``keys`` (a persisted host array), else ``None``.
+def _held(graph: Mapping, keys) -> list | None:
+    """The futures that already hold ``keys`` (nested as ``keys``), else ``None``.
 
-    A persisted array's graph maps each chunk key to the future holding it;
-    those chunks are fetched as they are, with no task run. Device chunks
-    still go through :func:`_fresh_outputs`, which copies them to host on
-    their workers.
+    A persisted array's graph maps each chunk key to the future holding it
+    (finished, or still running).
     """
-    if device_of(meta_from_array(array)) != cpu:
-        return None
     out = []
     for key in keys:
         if isinstance(key, list):
-            inner = _held(graph, key, array)
+            inner = _held(graph, key)
             if inner is None:
                 return None
             out.append(inner)
@@ -190,6 +186,15 @@ def _held(graph: Mapping, keys, array: da.Array) -> list | None:
             return None
         out.append(node)
     return out
+
+
+def _submit(graph: Mapping, keys, client: distributed.Client, table: Mapping, token: str):
+    """Submit ``graph`` for ``keys`` with the keys in ``table`` pinned; the futures of ``keys``.
+
+    The graph goes as an expression named ``token``, so Dask does not tokenize its tasks.
+    """
+    with _placed(table):
+        return client.get(named_graph(dict(graph), token), keys, sync=False)
 
 
 def fetch(client: distributed.Client, futures) -> list:
@@ -211,16 +216,18 @@ def compute(array: da.Array, client: distributed.Client, table: Mapping, comm=No
 
     The chunks travel straight to the driver: no worker first gathers the
     whole array (which a Dask ``finalize`` task would do). The chunks of a
-    persisted array are fetched from the futures that hold them, with no task.
+    persisted array are fetched from the futures that hold them, with no task
+    (device chunks still get :func:`_fresh_outputs`' copy to host on their workers).
     ``comm``, if given, lets an error about lost workers name the ranks.
     """
     ensure_keeper(client)
     graph, keys = _graph_of(array)
-    futures = _held(graph, keys, array)
+    on_host = device_of(meta_from_array(array)) == cpu
+    futures = _held(graph, keys) if on_host else None
     if futures is None:
-        dsk, keys, table = _fresh_outputs(graph, keys, table)
-        with _placed(table):
-            futures = client.get(dsk, keys, sync=False)
+        token = uuid.uuid4().hex
+        dsk, keys, table = _fresh_outputs(graph, keys, table, token)
+        futures = _submit(dsk, keys, client, table, f"dndask-compute-{token}")
     with lost_data_explained(client, array.__dask_graph__(), comm):
         parts = fetch(client, futures)
     if array.ndim == 0:
@@ -291,12 +298,16 @@ def persist(
     copies need the chunks, so this always waits.
     """
     ensure_keeper(client)
-    # dask arrays optimize through the ``array_optimize`` setting: dndask's, unfused
-    with _placed(table), array_optimizer(optimize):
-        persisted = client.persist(collection)
+    graph, keys = _graph_of(collection)
+    held = _held(graph, keys)
+    if held is None:  # else: persisted already, nothing to run
+        token = f"dndask-persist-{uuid.uuid4().hex}"
+        held = _submit(graph, keys, client, table, token)
+    futures = list(flatten(held))
+    rebuild, args = collection.__dask_postpersist__()
+    persisted = rebuild({f.key: f for f in futures}, *args)
     if not wait_ and replicate == 1:
         return persisted
-    futures = list(distributed.futures_of(persisted))
     with lost_data_explained(client, collection.__dask_graph__(), comm):
         wait(futures)
         for future in futures:
