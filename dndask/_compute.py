@@ -9,6 +9,8 @@ scheduler plugin, kept replicas, errors naming lost ranks) lives in
 from __future__ import annotations
 
 import contextlib
+import itertools
+import os
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -48,6 +50,19 @@ class Placement:
     def __call__(self, key) -> list[str]:
         address = self.table.get(key)
         return [address] if address is not None else []
+
+
+_PROCESS = uuid.uuid4().hex[:16]  # one draw per process; os.urandom is slow on a busy machine
+_calls = itertools.count()
+
+
+def fresh_token() -> str:
+    """A name no other call (of this or any process) has used: for one call's graph and keys.
+
+    >>> fresh_token() != fresh_token()
+    True
+    """
+    return f"{_PROCESS}p{os.getpid()}n{next(_calls)}"
 
 
 def optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
@@ -149,7 +164,7 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping, token: str) -> tuple[di
     previous call ("Couldn't gather keys"). The aliases run where their chunk
     is (they are pinned like it), so nothing extra moves; they copy device chunks
     to host there (``_xp.to_host``, nothing for numpy), so the driver never holds device data.
-    ``token`` makes the names unique (a fresh uuid).
+    ``token`` makes the names unique (:func:`fresh_token`).
     """
     dsk = dict(graph)
     table = dict(table)
@@ -171,8 +186,14 @@ def _held(graph: Mapping, keys) -> list | None:
     """The futures that already hold ``keys`` (nested as ``keys``), else ``None``.
 
     A persisted array's graph maps each chunk key to the future holding it
-    (finished, or still running).
+    (finished, or still running). A layer with inputs holds tasks, so its
+    keys are not looked up (which would build its tasks).
     """
+    if isinstance(graph, HighLevelGraph):
+        name = next(iter(flatten(keys)), (None,))[0]
+        if graph.dependencies.get(name) or name not in graph.layers:
+            return None
+        graph = graph.layers[name]
     out = []
     for key in keys:
         if isinstance(key, list):
@@ -221,11 +242,11 @@ def compute(array: da.Array, client: distributed.Client, table: Mapping, comm=No
     ``comm``, if given, lets an error about lost workers name the ranks.
     """
     ensure_keeper(client)
-    graph, keys = _graph_of(array)
     on_host = device_of(meta_from_array(array)) == cpu
-    futures = _held(graph, keys) if on_host else None
+    futures = _held(array.__dask_graph__(), array.__dask_keys__()) if on_host else None
     if futures is None:
-        token = uuid.uuid4().hex
+        graph, keys = _graph_of(array)
+        token = fresh_token()
         dsk, keys, table = _fresh_outputs(graph, keys, table, token)
         futures = _submit(dsk, keys, client, table, f"dndask-compute-{token}")
     with lost_data_explained(client, array.__dask_graph__(), comm):
@@ -298,11 +319,10 @@ def persist(
     copies need the chunks, so this always waits.
     """
     ensure_keeper(client)
-    graph, keys = _graph_of(collection)
-    held = _held(graph, keys)
+    held = _held(collection.__dask_graph__(), collection.__dask_keys__())
     if held is None:  # else: persisted already, nothing to run
-        token = f"dndask-persist-{uuid.uuid4().hex}"
-        held = _submit(graph, keys, client, table, token)
+        graph, keys = _graph_of(collection)
+        held = _submit(graph, keys, client, table, f"dndask-persist-{fresh_token()}")
     futures = list(flatten(held))
     rebuild, args = collection.__dask_postpersist__()
     persisted = rebuild({f.key: f for f in futures}, *args)

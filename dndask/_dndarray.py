@@ -370,6 +370,14 @@ class DNDarray(DistributedArray):
         >>> (a * 2).persist_(wait=True).numpy().tolist()
         [0, 2, 4, 6, 8, 10]
         """
+        return self._set(self._persisted(replicate, wait), self._split)
+
+    def persist(self, replicate: int = 1, *, wait: bool = False) -> DNDarray:
+        """Out-of-place :meth:`persist_`: a persisted copy (the original stays lazy)."""
+        return DNDarray(self._persisted(replicate, wait), self._split, self._comm)
+
+    def _persisted(self, replicate: int, wait: bool) -> da.Array:
+        """The array persisted with placement (see :meth:`persist_`), checks first."""
         if isinstance(replicate, bool) or not isinstance(replicate, int):
             raise TypeError(f"`replicate` must be an int, got {type(replicate).__name__}")
         if replicate < 1:
@@ -392,11 +400,7 @@ class DNDarray(DistributedArray):
             replicate=replicate,
             wait_=wait,
         )
-        return self._set(persisted, self._split)
-
-    def persist(self, replicate: int = 1, *, wait: bool = False) -> DNDarray:
-        """Out-of-place :meth:`persist_`: a persisted copy (the original stays lazy)."""
-        return self.copy().persist_(replicate, wait=wait)
+        return persisted
 
     def compute(self) -> np.ndarray:
         """The global values as a numpy array in the driver."""
