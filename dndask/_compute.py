@@ -319,7 +319,11 @@ def persist(
     copies need the chunks, so this always waits.
     """
     ensure_keeper(client)
-    held = _held(collection.__dask_graph__(), collection.__dask_keys__())
+    keys = collection.__dask_keys__()
+    held = _held(collection.__dask_graph__(), keys)
+    pairs = zip(flatten(held or []), flatten(keys), strict=False)
+    if held is not None and any(f.key != k for f, k in pairs):
+        held = None  # futures under other keys (per-rank results): persist them as chunk keys
     if held is None:  # else: persisted already, nothing to run
         graph, keys = _graph_of(collection)
         held = _submit(graph, keys, client, table, f"dndask-persist-{fresh_token()}")
