@@ -14,7 +14,8 @@ Modules:
 - :mod:`bench.heat_venv`: Heat's virtual environment and its runs under ``mpirun``;
 - :mod:`bench.floor`: measured copy bandwidth and the physical floor of each case;
 - :mod:`bench.scaling`: graph size and build time at thousands of ranks (nothing runs);
-- :mod:`bench.report`: the tables, ``docs/performance.md`` and the plot.
+- :mod:`bench.report`: the tables, ``docs/performance.md`` and the plot;
+- :mod:`bench.latency`: the cost of one small step (``python -m bench --latency``);
 - :mod:`bench.weight`: ``import dndask`` time and per-worker memory beside plain Dask
   (``python -m bench.weight``; its own section of ``docs/performance.md``).
 """

@@ -6,6 +6,7 @@ Examples::
     .venv/bin/python -m bench --quick          # a smoke run: tiny sizes, 2 repeats
     .venv/bin/python -m bench --out            # also write docs/performance.md and the plot
     .venv/bin/python -m bench --systems dndask,dask --cases resplit01 --sizes 64
+    .venv/bin/python -m bench --latency        # only the per-operation cost (bench.latency)
 
 The first size is used for every case; resplit_ 0 -> 1 runs at every size
 (and, with ``--out``, also at the plot's sizes). Heat is installed into
@@ -21,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import floor, heat_venv, report, scaling, workloads
+from . import floor, heat_venv, latency, report, scaling, workloads
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "performance.md"
@@ -69,6 +70,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     p.add_argument("--quick", action="store_true", help="tiny sizes, 2 repeats: a smoke run")
     p.add_argument(
+        "--latency",
+        action="store_true",
+        help=f"only the per-operation latency cases of bench.latency ({latency.REPEATS} repeats)",
+    )
+    p.add_argument(
         "--out",
         nargs="?",
         const=DEFAULT_OUT,
@@ -92,7 +98,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 def _fill_defaults(parser: argparse.ArgumentParser, args: argparse.Namespace):
     quick = args.quick
     args.sizes = args.sizes or list(QUICK_SIZES if quick else (128.0, 1024.0))
-    args.repeats = args.repeats or (2 if quick else 7)
+    args.repeats = args.repeats or (2 if quick else latency.REPEATS if args.latency else 7)
     args.scale_ranks = args.scale_ranks or list(QUICK_SCALE if quick else scaling.RANKS)
     if quick:
         args.plot_sizes = list(args.sizes)
@@ -213,6 +219,8 @@ def write_outputs(rep: report.Report, out: Path) -> None:
 def main(argv=None) -> int:
     os.environ.setdefault("DNDASK_PROGRESS", "off")
     args = parse_args(argv)
+    if args.latency:
+        return latency.main(["--ranks", str(args.ranks), "--repeats", str(args.repeats)])
     plan_ = plan(args)
     venv = None  # installed and checked before anything else runs
     if "heat" in args.systems:

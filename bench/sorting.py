@@ -3,7 +3,7 @@
 A 1-D float32 array of normal random numbers (``--sizes`` MiB), split 0 on
 ``--ranks`` workers, each rank's values drawn where they live:
 
-- **dndask**: ``ht.sort(a).persist_()`` on the loopback cluster (one
+- **dndask**: ``ht.sort(a).persist_(wait=True)`` on the loopback cluster (one
   single-threaded worker per rank), measured like every case of ``python -m
   bench`` (:func:`bench.systems.measure_once`): wall time, the largest
   worker's peak memory above its baseline (its input chunk is in memory
@@ -49,10 +49,10 @@ class SortSide:
 
     def prepare(self, w: workloads.Workload, seed: int) -> dict:
         pieces = ht.per_rank(local_vector, seed, w.counts, comm=self.comm)
-        return {"a": ht.array(pieces, is_split=0).persist_()}
+        return {"a": ht.array(pieces, is_split=0).persist_(wait=True)}
 
     def run(self, w: workloads.Workload, state: dict):
-        return ht.sort(state["a"]).persist_()
+        return ht.sort(state["a"]).persist_(wait=True)
 
 
 def numpy_sort(w: workloads.Workload, repeats: int) -> dict:

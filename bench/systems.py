@@ -176,28 +176,30 @@ class DndaskSide:
         if key == "matmul":
             shape = (w.cols, workloads.MATMUL_N)
             b = ht.random.rand(*shape, dtype=ht.float32, split=None, comm=self.comm)
-            state["b"] = b.persist_()
+            state["b"] = b.persist_(wait=True)
         return state
 
     def run(self, w: workloads.Workload, state: dict):
         """The timed operation; its result, in the workers' memory."""
         key = w.case.key
         if key == "randn":
-            return ht.random.randn(*w.shape, dtype=ht.float32, split=0, comm=self.comm).persist_()
+            return ht.random.randn(*w.shape, dtype=ht.float32, split=0, comm=self.comm).persist_(
+                wait=True
+            )
         if key == "redistribute":
-            return state["a"].redistribute_(target_map=state["target"]).persist_()
+            return state["a"].redistribute_(target_map=state["target"]).persist_(wait=True)
         if key == "resplit01":
-            return state["a"].resplit_(1).persist_()
+            return state["a"].resplit_(1).persist_(wait=True)
         if key == "resplit_none":
-            return state["a"].resplit_(None).persist_()
+            return state["a"].resplit_(None).persist_(wait=True)
         if key == "elementwise":
             return float(workloads.chain(state["a"]))
         if key == "matmul":
-            return ht.matmul(state["a"], state["b"]).persist_()
+            return ht.matmul(state["a"], state["b"]).persist_(wait=True)
         if key == "tsqr":
             return persist_together(*ht.linalg.qr(state["a"]))
         if key == "is_split":
-            return ht.array(state["pieces"], is_split=0).persist_()
+            return ht.array(state["pieces"], is_split=0).persist_(wait=True)
         raise KeyError(key)
 
 

@@ -17,6 +17,8 @@ docs/dask-versions.md says how to raise it.
 - Arrays: :func:`new_array` builds a ``dask.array.Array`` from a graph, with
   or without ``array.query-planning``; :func:`concatenate3` and
   :func:`flatten` assemble computed chunks.
+- Submission: :func:`named_graph` names a graph for ``Client.get``, so Dask
+  does not tokenize every task of a graph that is unique to its call.
 - The cluster: :class:`NannyKeepingCluster` (``LocalCluster`` without
   ``SpecCluster``'s close timer for lost workers) and :func:`scheduler_workers`
   (one fresh query of the scheduler's workers).
@@ -49,6 +51,13 @@ from distributed.deploy.cluster import Cluster
 from distributed.protocol import pickle
 
 try:
+    # ``Client.get`` wraps a plain graph in this expression, whose name is a
+    # token of every task in it unless one is given (``_determ_token``).
+    from dask._expr import LLGExpr as _LLGExpr
+except ImportError:  # a dask that submits graphs as they are
+    _LLGExpr = None
+
+try:
     # With ``array.query-planning`` on, ``da.Array`` is an expression and takes
     # no graph; dask's only way in is this private ``FromGraph`` constructor.
     from dask.array._array_expr._collection import from_graph as _expr_from_graph
@@ -69,6 +78,7 @@ __all__ = [
     "flatten",
     "install_array_optimizer",
     "is_loose",
+    "named_graph",
     "new_array",
     "query_planning",
     "removed_worker",
@@ -145,6 +155,27 @@ def install_array_optimizer(optimize) -> bool:
         return False
     dask.config.set({_ARRAY_OPTIMIZE: optimize})
     return True
+
+
+# ---------------------------------------------------------------- submission
+def named_graph(dsk: dict, name: str):
+    """``dsk`` as ``Client.get`` submits it, under ``name`` instead of a token of its tasks.
+
+    ``Client.get`` turns a dict into an expression whose name hashes every
+    task (milliseconds for a small graph, per call). A graph dndask builds
+    for one call has keys unique to that call, so a fresh ``name`` (a uuid)
+    is as good a name and costs nothing. Without the expression (an older
+    dask) the graph goes as it is.
+
+    Examples
+    --------
+    >>> graph = named_graph({"x": 1}, "dndask-graph-1")
+    >>> isinstance(graph, dict) or graph._name.endswith("dndask-graph-1")
+    True
+    """
+    if _LLGExpr is None:
+        return dsk
+    return _LLGExpr(dsk, _determ_token=name)
 
 
 # ---------------------------------------------------------------- arrays

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import itertools
+import os
 import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -19,6 +21,7 @@ import dask.array as da
 import distributed
 import numpy as np
 from dask.array.optimization import optimize as dask_array_optimize
+from dask.array.utils import meta_from_array
 from dask.highlevelgraph import HighLevelGraph
 from dask.optimization import cull
 
@@ -31,9 +34,10 @@ from ._compat import (
     concatenate3,
     flatten,
     install_array_optimizer,
+    named_graph,
 )
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
-from ._xp import to_host
+from ._xp import cpu, device_of, to_host
 
 
 class Placement:
@@ -50,6 +54,19 @@ class Placement:
     def __call__(self, key) -> list[str]:
         address = self.table.get(key)
         return [address] if address is not None else []
+
+
+_PROCESS = uuid.uuid4().hex[:16]  # one draw per process; os.urandom is slow on a busy machine
+_calls = itertools.count()
+
+
+def fresh_token() -> str:
+    """A name no other call (of this or any process) has used: for one call's graph and keys.
+
+    >>> fresh_token() != fresh_token()
+    True
+    """
+    return f"{_PROCESS}p{os.getpid()}n{next(_calls)}"
 
 
 def optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
@@ -187,7 +204,7 @@ def wait(futures: Sequence[distributed.Future]) -> None:
         _progress.wait(futures)
 
 
-def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, dict]:
+def _fresh_outputs(graph: Mapping, keys, table: Mapping, token: str) -> tuple[dict, object, dict]:
     """The graph plus one alias task per output key, under names unique to this call.
 
     Computing the same keys twice in a row would otherwise hand the client a
@@ -195,8 +212,8 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, 
     previous call ("Couldn't gather keys"). The aliases run where their chunk
     is (they are pinned like it), so nothing extra moves; they copy device chunks
     to host there (``_xp.to_host``, nothing for numpy), so the driver never holds device data.
+    ``token`` makes the names unique (:func:`fresh_token`).
     """
-    token = uuid.uuid4().hex
     dsk = dict(graph)
     table = dict(table)
     counter = iter(range(len(list(flatten(keys)))))
@@ -213,22 +230,75 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping) -> tuple[dict, object, 
     return dsk, alias(keys), table
 
 
+def _held(graph: Mapping, keys) -> list | None:
+    """The futures that already hold ``keys`` (nested as ``keys``), else ``None``.
+
+    A persisted array's graph maps each chunk key to the future holding it
+    (finished, or still running). A layer with inputs holds tasks, so its
+    keys are not looked up (which would build its tasks).
+    """
+    if isinstance(graph, HighLevelGraph):
+        name = next(iter(flatten(keys)), (None,))[0]
+        if graph.dependencies.get(name) or name not in graph.layers:
+            return None
+        graph = graph.layers[name]
+    out = []
+    for key in keys:
+        if isinstance(key, list):
+            inner = _held(graph, key)
+            if inner is None:
+                return None
+            out.append(inner)
+            continue
+        node = graph.get(key)
+        if not isinstance(node, distributed.Future) or node.status in ("cancelled", "lost"):
+            return None
+        out.append(node)
+    return out
+
+
+def _submit(graph: Mapping, keys, client: distributed.Client, table: Mapping, token: str):
+    """Submit ``graph`` for ``keys`` with the keys in ``table`` pinned; the futures of ``keys``.
+
+    The graph goes as an expression named ``token``, so Dask does not tokenize its tasks.
+    """
+    with _placed(table):
+        return client.get(named_graph(dict(graph), token), keys, sync=False)
+
+
+def fetch(client: distributed.Client, futures) -> list:
+    """The results of ``futures`` (nested lists kept), waited for and gathered in one call.
+
+    ``client.gather`` waits for them itself, so without a progress bar to
+    show this is one call into the client's event loop and one request to
+    the scheduler; with a bar (see :mod:`dndask._progress`) the wait comes first.
+    """
+    flat = list(flatten(futures))
+    client = flat[0].client if flat else client  # the futures' own client gathers them
+    if _progress.shows_bar():
+        wait(flat)
+    return client.gather(futures)
+
+
 def compute(array: da.Array, client: distributed.Client, table: Mapping, comm=None) -> np.ndarray:
     """Compute ``array``'s chunks on their workers and assemble them in the driver.
 
     The chunks travel straight to the driver: no worker first gathers the
-    whole array (which a Dask ``finalize`` task would do). ``comm``, if given,
-    lets an error about lost workers name the ranks.
+    whole array (which a Dask ``finalize`` task would do). The chunks of a
+    persisted array are fetched from the futures that hold them, with no task
+    (device chunks still get :func:`_fresh_outputs`' copy to host on their workers).
+    ``comm``, if given, lets an error about lost workers name the ranks.
     """
     ensure_keeper(client)
-    graph, keys = _graph_of(array)
-    dsk, keys, table = _fresh_outputs(graph, keys, table)
-    with _placed(table):
-        futures = client.get(dsk, keys, sync=False)
-    flat = list(flatten(futures))
+    on_host = device_of(meta_from_array(array)) == cpu
+    futures = _held(array.__dask_graph__(), array.__dask_keys__()) if on_host else None
+    if futures is None:
+        graph, keys = _graph_of(array)
+        token = fresh_token()
+        dsk, keys, table = _fresh_outputs(graph, keys, table, token)
+        futures = _submit(dsk, keys, client, table, f"dndask-compute-{token}")
     with lost_data_explained(client, array.__dask_graph__(), comm):
-        wait(flat)
-        parts = client.gather(futures)
+        parts = fetch(client, futures)
     if array.ndim == 0:
         return np.asarray(parts if not isinstance(parts, list) else parts[0])
     return concatenate3(parts)
@@ -276,18 +346,40 @@ def call_on(comm, rank: int, fn, *args):
         return future.result()
 
 
-def persist(collection, client: distributed.Client, table: Mapping, comm=None, replicate: int = 1):
+def persist(
+    collection,
+    client: distributed.Client,
+    table: Mapping,
+    comm=None,
+    replicate: int = 1,
+    wait_: bool = False,
+):
     """Persist ``collection`` with each key in ``table`` held by its worker.
+
+    Returns as soon as the graph is submitted, as Dask's ``persist`` does:
+    placement is fixed at submission, and a task's error is raised where the
+    result is next used. ``wait_=True`` waits until every chunk is in memory
+    and raises a failed task's error here.
 
     With ``replicate=k`` every chunk is also copied to ``k - 1`` other workers,
     and the scheduler keeps ``k`` copies (see :class:`dndask._recovery.RankKeeper`), so data
-    that cannot be recomputed survives the loss of ``k - 1`` workers.
+    that cannot be recomputed survives the loss of ``k - 1`` workers; the
+    copies need the chunks, so this always waits.
     """
     ensure_keeper(client)
-    # dask arrays optimize through the ``array_optimize`` setting: dndask's, unfused
-    with _placed(table), array_optimizer(optimize):
-        persisted = client.persist(collection)
-    futures = list(distributed.futures_of(persisted))
+    keys = collection.__dask_keys__()
+    held = _held(collection.__dask_graph__(), keys)
+    pairs = zip(flatten(held or []), flatten(keys), strict=False)
+    if held is not None and any(f.key != k for f, k in pairs):
+        held = None  # futures under other keys (per-rank results): persist them as chunk keys
+    if held is None:  # else: persisted already, nothing to run
+        graph, keys = _graph_of(collection)
+        held = _submit(graph, keys, client, table, f"dndask-persist-{fresh_token()}")
+    futures = list(flatten(held))
+    rebuild, args = collection.__dask_postpersist__()
+    persisted = rebuild({f.key: f for f in futures}, *args)
+    if not wait_ and replicate == 1:
+        return persisted
     with lost_data_explained(client, collection.__dask_graph__(), comm):
         wait(futures)
         for future in futures:

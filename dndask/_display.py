@@ -7,7 +7,8 @@
   answers ``text/plain``, so Jupyter never falls back to ``repr``) runs no
   graph: shape, dtype, split, the lshape_map, the chunk diagram, the workers
   and the dashboard link, and the values only when every chunk is already in
-  a worker's memory (:func:`in_memory`: the array was persisted). Their edges
+  a worker's memory or on its way there (:func:`in_memory`: the array was
+  persisted; a persist still running is waited for). Their edges
   are then fetched from those chunks, which runs a few slicing tasks but
   recomputes nothing. An empty array's values are known without a fetch.
   Smallness is no criterion: a small array can stand for any amount of work
@@ -29,7 +30,10 @@ def _meta(a) -> str:
 
 
 def in_memory(a) -> bool:
-    """Whether every chunk of ``a`` is a finished future: its values can be read, not computed.
+    """Whether every chunk of ``a`` is a future (finished or pending): its values need no graph.
+
+    A pending future is a persist still running; showing the values waits for
+    it and runs nothing more. A failed one is no value to show.
 
     >>> import dndask as ht
     >>> a = ht.arange(4, split=0)
@@ -43,7 +47,7 @@ def in_memory(a) -> bool:
     layer = graph.layers[x.name]
     for key in a._chunk_keys():
         node = layer.get(key)
-        if not (isinstance(node, distributed.Future) and node.status == "finished"):
+        if not (isinstance(node, distributed.Future) and node.status in ("pending", "finished")):
             return False
     return True
 

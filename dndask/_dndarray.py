@@ -336,8 +336,15 @@ class DNDarray(DistributedArray):
         workers = self._comm.workers
         return {key: workers[r] for key, r in self._task_ranks.items()}
 
-    def persist_(self, replicate: int = 1) -> DNDarray:
-        """Compute now, keeping chunk ``r`` in ``comm.workers[r]``'s memory; returns ``self``.
+    def persist_(self, replicate: int = 1, *, wait: bool = False) -> DNDarray:
+        """Start computing, keeping chunk ``r`` in ``comm.workers[r]``'s memory; returns ``self``.
+
+        Like Dask's ``persist``, this returns as soon as the graph is
+        submitted: where each chunk will live is fixed now, the work goes on
+        in the background, and an error of one of its tasks is raised where
+        the array is next used (computed, printed, or an operation on it
+        computed). ``wait=True`` blocks until every chunk is in memory and
+        raises such an error here.
 
         A lost worker is survivable when the chunks can be recomputed from the
         graph: Dask recomputes them on the worker that replaces it (see
@@ -345,6 +352,7 @@ class DNDarray(DistributedArray):
         (sent from the driver or made by ``ht.per_rank``) cannot be recomputed;
         ``replicate=k`` keeps ``k`` copies of every chunk on different workers
         (``k`` times the memory), so it survives the loss of ``k - 1`` of them.
+        Copies are made of chunks in memory, so ``replicate > 1`` always waits.
 
         Examples
         --------
@@ -352,11 +360,23 @@ class DNDarray(DistributedArray):
         >>> a = ht.arange(6, split=0).persist_(replicate=2)
         >>> a.numpy().tolist()
         [0, 1, 2, 3, 4, 5]
+        >>> (a * 2).persist_(wait=True).numpy().tolist()
+        [0, 2, 4, 6, 8, 10]
         """
+        return self._set(self._persisted(replicate, wait), self._split)
+
+    def persist(self, replicate: int = 1, *, wait: bool = False) -> DNDarray:
+        """Out-of-place :meth:`persist_`: a persisted copy (the original stays lazy)."""
+        return DNDarray(self._persisted(replicate, wait), self._split, self._comm)
+
+    def _persisted(self, replicate: int, wait: bool) -> da.Array:
+        """The array persisted with placement (see :meth:`persist_`), checks first."""
         if isinstance(replicate, bool) or not isinstance(replicate, int):
             raise TypeError(f"`replicate` must be an int, got {type(replicate).__name__}")
         if replicate < 1:
             raise ValueError(f"`replicate` must be at least 1, got {replicate}")
+        if not isinstance(wait, bool):
+            raise TypeError(f"`wait` must be a bool, got {type(wait).__name__}")
         client = self._comm.client
         if replicate > 1:
             n_workers = len(_comm.live_workers(client))
@@ -366,13 +386,14 @@ class DNDarray(DistributedArray):
                     f"got {replicate}"
                 )
         persisted = _compute.persist(
-            self._array, client, self._placement(), comm=self._comm, replicate=replicate
+            self._array,
+            client,
+            self._placement(),
+            comm=self._comm,
+            replicate=replicate,
+            wait_=wait,
         )
-        return self._set(persisted, self._split)
-
-    def persist(self, replicate: int = 1) -> DNDarray:
-        """Out-of-place :meth:`persist_`: a persisted copy (the original stays lazy)."""
-        return self.copy().persist_(replicate)
+        return persisted
 
     def compute(self) -> np.ndarray:
         """The global values as a numpy array in the driver."""

@@ -367,7 +367,7 @@ def _array(obj, dtype, split, is_split, copy, comm) -> DNDarray:
             raise ValueError("`is_split` must name the axis to join a PerRank along, got None")
         if comm is not None and comm != obj.comm:
             raise ValueError(f"`comm` must be the PerRank's comm {obj.comm!r}, got {comm!r}")
-        out = _per_rank.join(obj.futures, is_split, obj.comm, "is_split")
+        out = _per_rank.join_result(obj, is_split)
         return out if dtype is None else out.astype(dtype)
     comm = sanitize_comm(comm)
     if is_split is not None:

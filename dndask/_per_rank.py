@@ -1,7 +1,11 @@
 """Per-rank (SPMD) work: run a function on every rank's worker and join the results.
 
-Results stay in the memory of the worker that made them; only tiny metadata
-tasks (shape and dtype of each piece) report back to the driver.
+Results stay in the memory of the worker that made them; only their shapes
+and dtypes report back to the driver, fetched together with the wait for the
+results (:func:`_described`), so an ``is_split`` join afterwards needs no
+round trip to the workers: a piece that already is a numpy array becomes the
+chunk as it is, and any other piece is converted by a task submitted without
+waiting.
 """
 
 from __future__ import annotations
@@ -31,11 +35,21 @@ class PerRank:
     a DNDarray without moving them, or call :meth:`gather` to fetch them.
     """
 
-    def __init__(self, futures: Sequence[distributed.Future], comm: _comm.Comm):
+    def __init__(
+        self,
+        futures: Sequence[distributed.Future],
+        comm: _comm.Comm,
+        metas: Sequence | None = None,
+    ):
         if len(futures) != comm.size:
             raise ValueError(f"`futures` must number {comm.size}, got {len(futures)}")
+        if metas is not None and len(metas) != comm.size:
+            raise ValueError(f"`metas` must number {comm.size}, got {len(metas)}")
         self._futures = tuple(futures)
         self._comm = comm
+        # per rank: (shape, dtype, is already a numpy array) of the result as a chunk,
+        # or the TypeError saying why it is none (see ``_describe``); None: not known
+        self._metas = None if metas is None else tuple(metas)
 
     @property
     def comm(self) -> _comm.Comm:
@@ -143,8 +157,10 @@ def per_rank(fn: Callable, *args, comm: _comm.Comm | None = None, **kwargs) -> P
     comm = _comm.sanitize_comm(comm)
     name = getattr(fn, "__name__", "fn")
     what = f"per_rank function {name!r}"
-    futures = _submit_each(comm, _call, [fn] * comm.size, f"per-rank-{name}", what, args, kwargs)
-    return PerRank(futures, comm)
+    futures, metas = _described(
+        comm, _call, [fn] * comm.size, f"per-rank-{name}", what, args, kwargs
+    )
+    return PerRank(futures, comm, metas)
 
 
 def _to_chunk(value, rank: int) -> np.ndarray:
@@ -165,8 +181,42 @@ def _to_chunk(value, rank: int) -> np.ndarray:
     return chunk
 
 
-def _describe(chunk: np.ndarray, rank: int) -> tuple[tuple[int, ...], str, str]:
-    return tuple(int(s) for s in chunk.shape), chunk.dtype.str, str(_xp.device_of(chunk))
+def _describe(value, rank: int):
+    """``value`` as rank ``rank``'s chunk, or the error: ``(shape, dtype, native, device)``.
+
+    ``native`` says whether ``value`` is that chunk already (no conversion task needed).
+
+    Runs on the worker holding ``value``; an error is returned, not raised, since
+    a per-rank result need not be an array unless it is joined.
+    """
+    try:
+        chunk = _to_chunk(value, rank)
+    except TypeError as exc:
+        return exc
+    return tuple(int(s) for s in chunk.shape), chunk.dtype.str, chunk is value, _device_of(chunk)
+
+
+def _device_of(chunk) -> str:
+    return str(_xp.device_of(chunk))
+
+
+def _described(comm: _comm.Comm, fn: Callable, inputs: Sequence, prefix: str, what: str, *extra):
+    """:func:`_submit_each` and the :func:`_describe` of each result, in one wait.
+
+    The descriptions depend on the results, so gathering them waits for the
+    results too: one call into the client and one request to the scheduler.
+    A failed rank is re-raised naming it, as :func:`_raise_errors` does.
+    """
+    futures = _submit_each(comm, fn, inputs, prefix, what, *extra, wait=False)
+    described = _submit_each(comm, _describe, futures, "describe", what, wait=False)
+    client = comm.client
+    try:
+        with _recovery.lost_data_explained(client, {}, comm):
+            metas = _compute.fetch(client, described)
+    except Exception:
+        _raise_errors(futures, what, comm)  # a failed rank: its error, naming it
+        raise
+    return futures, metas
 
 
 def _check_pieces(metas, axis, name: str) -> tuple[tuple[int, ...], np.dtype, int | None]:
@@ -204,21 +254,37 @@ def _check_pieces(metas, axis, name: str) -> tuple[tuple[int, ...], np.dtype, in
     return tuple(gshape), np.dtype(dtype0), axis
 
 
-def join(futures: Sequence[distributed.Future], axis, comm: _comm.Comm, name: str):
-    """Join per-rank results (any array-likes, converted on their workers) along ``axis``."""
-    # both stages go out at once: one round trip to the workers, not two
-    chunks = _submit_each(comm, _to_chunk, futures, "as-chunk", f"`{name}`", wait=False)
-    described = _submit_each(comm, _describe, chunks, "describe", f"`{name}`", wait=False)
-    _raise_errors(chunks, f"`{name}`", comm)  # a conversion error names the piece's failure
-    _raise_errors(described, f"`{name}`", comm)
-    metas = comm.client.gather(described)
-    shape, dtype, axis = _check_pieces(metas, axis, name)
+def join(futures: Sequence[distributed.Future], axis, comm: _comm.Comm, name: str, metas: Sequence):
+    """Join per-rank results along ``axis``, given their :func:`_describe` ``metas``.
+
+    Nothing waits: numpy results are the chunks as they are; other array-likes
+    are converted on their workers by tasks submitted here.
+    """
+    for rank, meta in enumerate(metas):
+        if isinstance(meta, BaseException):
+            raise _rank_error(meta, rank, f"`{name}`")
+    shape, dtype, axis = _check_pieces([(m[0], m[1], m[3]) for m in metas], axis, name)
+    if any(not native for _, _, native, _ in metas):
+        futures = _submit_each(comm, _to_chunk, futures, "as-chunk", f"`{name}`", wait=False)
     if axis is None:
-        chunks, metas = chunks[:1], metas[:1]
+        futures, metas = futures[:1], metas[:1]
         counts = None
     else:
         counts = tuple(m[0][axis] for m in metas)
-    return _wrap_futures(chunks, shape, dtype, axis, counts, comm, metas[0][2])
+    return _wrap_futures(futures, shape, dtype, axis, counts, comm, metas[0][3])
+
+
+def join_result(pieces: PerRank, axis, name: str = "is_split"):
+    """``ht.array(pieces, is_split=axis)``: the results of :func:`per_rank` as a DNDarray."""
+    metas = pieces._metas
+    if metas is None:  # a PerRank made from futures: ask the workers
+        metas = _compute.fetch(
+            pieces.comm.client,
+            _submit_each(
+                pieces.comm, _describe, pieces.futures, "describe", f"`{name}`", wait=False
+            ),
+        )
+    return join(pieces.futures, axis, pieces.comm, name, metas)
 
 
 def _wrap_futures(chunks, shape, dtype, axis, counts, comm, device="cpu") -> _dndarray.DNDarray:
@@ -295,7 +361,7 @@ def from_pieces(pieces: Sequence, axis: int, comm: _comm.Comm) -> _dndarray.DNDa
     if any(lazy):
         raise TypeError("`is_split` pieces must be all lazy (dask/DNDarray) or all in memory")
     values = [_to_chunk(p, rank) for rank, p in enumerate(pieces)]
-    metas = [_describe(v, rank) for rank, v in enumerate(values)]
+    metas = [(v.shape, v.dtype.str, _device_of(v)) for v in values]
     shape, dtype, axis = _check_pieces(metas, axis, "is_split")
     counts = tuple(v.shape[axis] for v in values)
     futures = _scatter_to_ranks(values, comm)
@@ -325,12 +391,13 @@ def map_local(a: _dndarray.DNDarray, fn: Callable) -> _dndarray.DNDarray:
     """See :meth:`DNDarray.map_local`."""
     if not callable(fn):
         raise TypeError(f"`fn` must be callable, got {type(fn).__name__}")
-    persisted = a.persist()
+    persisted = a.persist(wait=True)
     comm = a.comm
     chunks = [distributed.Future(k, comm.client) for k in persisted._chunk_keys()]
-    results = _submit_each(comm, _apply_local, chunks, "map-local", "map_local function", fn)
+    what = "map_local function"
+    results, metas = _described(comm, _apply_local, chunks, "map-local", what, fn)
     if a.split is None:
         sub = comm.subcomm([0])
-        out = join(results, None, sub, "map_local")
+        out = join(results, None, sub, "map_local", metas)
         return _dndarray.DNDarray(out.to_dask(), None, comm)
-    return join(results, a.split, comm, "map_local")
+    return join(results, a.split, comm, "map_local", metas)

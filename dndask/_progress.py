@@ -25,7 +25,16 @@ from collections.abc import Sequence
 
 import distributed
 
-__all__ = ["DELAY", "ENV", "bar_kind", "in_kernel", "mode", "wait", "wait_showing"]
+__all__ = [
+    "DELAY",
+    "ENV",
+    "bar_kind",
+    "in_kernel",
+    "mode",
+    "shows_bar",
+    "wait",
+    "wait_showing",
+]
 
 ENV = "DNDASK_PROGRESS"
 DELAY = 2.0  # seconds of work before a bar appears in ``auto`` mode
@@ -122,6 +131,25 @@ def _show(kind: str, futures: Sequence[distributed.Future]) -> None:
             distributed.progress(futures, notebook=False)
 
 
+def _kind() -> str:
+    kernel = in_kernel()  # ipywidgets is looked for only where it matters
+    widgets = kernel and _has_widgets()
+    return bar_kind(mode(), kernel=kernel, widgets=widgets, terminal=_stderr_is_terminal())
+
+
+def shows_bar() -> bool:
+    """Whether a wait in this session may show a bar (else a caller can skip :func:`wait`).
+
+    >>> import os
+    >>> saved = os.environ.get(ENV)
+    >>> os.environ[ENV] = "off"
+    >>> shows_bar()
+    False
+    >>> _ = os.environ.pop(ENV) if saved is None else os.environ.update({ENV: saved})
+    """
+    return _kind() != "none"
+
+
 def wait(futures: Sequence[distributed.Future]) -> None:
     """Wait for ``futures``, with the bar :func:`bar_kind` picks for this session.
 
@@ -129,11 +157,7 @@ def wait(futures: Sequence[distributed.Future]) -> None:
     seconds; with ``$DNDASK_PROGRESS=on`` at once. Waits through the current
     client.
     """
-    chosen = mode()
-    kind = bar_kind(
-        chosen, kernel=in_kernel(), widgets=_has_widgets(), terminal=_stderr_is_terminal()
-    )
-    wait_showing(kind, futures, delay=DELAY if chosen == "auto" else 0.0)
+    wait_showing(_kind(), futures, delay=DELAY if mode() == "auto" else 0.0)
 
 
 def wait_showing(kind: str, futures: Sequence[distributed.Future], delay: float = 0.0) -> None:

@@ -7,9 +7,13 @@ only its own chunk, on its own worker, with nothing sent but the key.
 
 The generator state is ``("splitmix64", seed, counter)``; the counter
 advances by one per call, so successive calls draw different arrays.
-Normal samples are Box-Muller per element: float64 from two 53-bit draws,
-float32 from one 64-bit draw computed in float32. A chunk is generated in
-boxes of at most :data:`_BLOCK` elements so the temporaries stay small.
+Normal samples are Box-Muller with both outputs used: global elements
+``2p`` and ``2p + 1`` are the cosine and the sine of pair ``p``, whose
+radius and angle come from draws keyed by ``p`` (float64: two 53-bit draws,
+float32: one 64-bit draw computed in float32). Pairs are aligned to the
+global index, not to a chunk, so a chunk that starts or ends inside a pair
+draws that pair and keeps its half. A chunk is generated in boxes of at most
+:data:`_BLOCK` elements so the temporaries stay small.
 """
 
 from __future__ import annotations
@@ -102,11 +106,11 @@ def _uniform(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return _scaled(bits, 2.0**-width, dtype)
 
 
-def _normal32(bits: np.ndarray) -> np.ndarray:
-    """Standard normal float32 from one 64-bit draw per element (consumes ``bits``).
+def _polar32(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Box-Muller radius and angle in float32 from one 64-bit draw each (consumes ``bits``).
 
-    Box-Muller in float32: the top 32 bits give ``u1`` in (0, 1] (tails reach 6.66
-    sigma), the low 24 bits give the angle.
+    The top 32 bits give ``u1`` in (0, 1] (tails reach 6.66 sigma), the low 24 bits
+    the angle.
     """
     radius = _scaled(bits >> np.uint64(32), 1.0, np.dtype(np.float32))
     radius += np.float32(1.0)
@@ -116,32 +120,69 @@ def _normal32(bits: np.ndarray) -> np.ndarray:
     np.sqrt(radius, out=radius)
     bits &= np.uint64(0xFFFFFF)
     angle = _scaled(bits, 2.0 * np.pi * 2.0**-24, np.dtype(np.float32))
-    np.cos(angle, out=angle)
-    radius *= angle
-    return radius
+    return radius, angle
 
 
-def _normal64(key: np.uint64, flat: np.ndarray) -> np.ndarray:
-    """Standard normal float64 from two 53-bit draws per element (Box-Muller)."""
-    u1 = _uniform(_bits(key, flat, 0, 2), np.dtype(np.float64))
+def _polar64(key: np.uint64, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Box-Muller radius and angle in float64 from two 53-bit draws each."""
+    u1 = _uniform(_bits(key, pairs, 0, 2), np.dtype(np.float64))
     u1 = np.subtract(1.0, u1, out=u1)  # (0, 1] keeps the log finite
     np.log(u1, out=u1)
     u1 *= -2.0
     np.sqrt(u1, out=u1)
-    angle = _uniform(_bits(key, flat, 1, 2, reuse=True), np.dtype(np.float64))
+    angle = _uniform(_bits(key, pairs, 1, 2, reuse=True), np.dtype(np.float64))
     angle *= 2.0 * np.pi
-    np.cos(angle, out=angle)
-    u1 *= angle
-    return u1
+    return u1, angle
+
+
+def _normal(key: np.uint64, starts: np.ndarray, length: int, dtype: np.dtype) -> np.ndarray:
+    """Standard normals of ``len(starts)`` runs of ``length`` consecutive global indices.
+
+    Element ``i`` is ``radius * cos(angle)`` of pair ``i // 2`` if ``i`` is even
+    and ``radius * sin(angle)`` if odd; each run draws the pairs it touches
+    (one more than half its length, so a run starting at an odd index is covered).
+    Returns an array of shape ``(len(starts), length)``.
+    """
+    npairs = length // 2 + 1
+    pairs = (starts >> np.uint64(1))[:, None] + np.arange(npairs, dtype=np.uint64)
+    pairs = pairs.reshape(-1)
+    if dtype == np.float64:
+        radius, angle = _polar64(key, pairs)
+    else:
+        radius, angle = _polar32(_bits(key, pairs, 0, 1, reuse=True))
+    radius, angle = radius.reshape(-1, npairs), angle.reshape(-1, npairs)
+    both = np.empty((len(starts), npairs, 2), dtype=radius.dtype)
+    np.multiply(radius, np.cos(angle), out=both[..., 0])
+    np.sin(angle, out=angle)
+    np.multiply(radius, angle, out=both[..., 1])
+    both = both.reshape(len(starts), 2 * npairs)
+    odd = (starts & np.uint64(1)).astype(np.intp)
+    first = int(odd[0])
+    if len(odd) == 1 or (odd == first).all():  # every run starts at the same parity
+        return both[:, first : first + length]
+    columns = odd[:, None] + np.arange(length)
+    return np.take_along_axis(both, columns, axis=1)
+
+
+def _runs(flat: np.ndarray) -> tuple[np.ndarray, int]:
+    """A box's global indices (C order) as runs of consecutive ones: their starts, length.
+
+    One run when the box is one contiguous range; else one run per row of
+    its last axis (consecutive in C order).
+    """
+    ravel = flat.reshape(-1)
+    if int(ravel[-1]) - int(ravel[0]) == ravel.size - 1:
+        return ravel[:1], ravel.size
+    rows = flat.reshape(-1, flat.shape[-1])
+    return rows[:, 0].copy(), rows.shape[1]
 
 
 def _draw(kind: str, key: np.uint64, flat: np.ndarray, dtype: np.dtype, params) -> np.ndarray:
-    """The values at global indices ``flat`` (1-D uint64, left unchanged)."""
+    """The values at global indices ``flat`` (uint64 of the box's shape, left unchanged)."""
     if kind == "uniform":
-        return _uniform(_bits(key, flat, 0, 1), dtype)
+        return _uniform(_bits(key, flat.reshape(-1), 0, 1), dtype)
     if kind == "normal":
-        one_draw = dtype != np.float64  # float32: one 64-bit draw per element
-        z = _normal32(_bits(key, flat, 0, 1)) if one_draw else _normal64(key, flat)
+        z = _normal(key, *_runs(flat), dtype)
         mean, std = params
         if std != 1.0:
             z *= z.dtype.type(std)
@@ -150,7 +191,7 @@ def _draw(kind: str, key: np.uint64, flat: np.ndarray, dtype: np.dtype, params) 
         return z
     if kind == "integer":
         low, span = params
-        draws = _bits(key, flat, 0, 1)
+        draws = _bits(key, flat.reshape(-1), 0, 1)
         draws %= np.uint64(span)
         return draws.view(np.int64) + np.int64(low)
     raise ValueError(
@@ -158,10 +199,10 @@ def _draw(kind: str, key: np.uint64, flat: np.ndarray, dtype: np.dtype, params) 
     )  # pragma: no cover
 
 
-def _boxes(offsets, lshape, axis: int = 0):
+def _boxes(offsets, lshape, axis: int = 0, block: int = _BLOCK):
     """Sub-boxes ``(offsets, lshape, local index)`` of a chunk, in C order.
 
-    Each box holds at most :data:`_BLOCK` elements: whole slabs of ``axis`` where
+    Each box holds at most ``block`` elements: whole slabs of ``axis`` where
     they fit, otherwise one index of ``axis`` at a time, recursing inward.
     """
     if not lshape:  # a 0-d chunk is one box
@@ -169,15 +210,15 @@ def _boxes(offsets, lshape, axis: int = 0):
         return
     n = lshape[axis]
     inner = math.prod(lshape[axis + 1 :])
-    if axis == len(lshape) - 1 or inner * n <= _BLOCK:
-        step = n if inner * n <= _BLOCK else max(1, _BLOCK // inner)
-    elif inner <= _BLOCK:
-        step = _BLOCK // inner
+    if axis == len(lshape) - 1 or inner * n <= block:
+        step = n if inner * n <= block else max(1, block // inner)
+    elif inner <= block:
+        step = block // inner
     else:
         for i in range(n):
             sub_off = (*offsets[:axis], offsets[axis] + i, *offsets[axis + 1 :])
             sub_shape = (*lshape[:axis], 1, *lshape[axis + 1 :])
-            for off, shape, index in _boxes(sub_off, sub_shape, axis + 1):
+            for off, shape, index in _boxes(sub_off, sub_shape, axis + 1, block):
                 yield off, shape, (*index[:axis], slice(i, i + 1), *index[axis + 1 :])
         return
     for start in range(0, n, step):
@@ -194,14 +235,16 @@ def _chunk(offsets, lshape, gshape, key, kind, dtype, params):
     The work goes box by box of at most :data:`_BLOCK` elements, so the hash's
     temporaries stay small (in the CPU cache, and below the allocator's mmap
     threshold); values depend only on global indices, never on the boxes.
+    Normal boxes hold twice as many elements: they draw one value per pair.
     """
     dtype = np.dtype(dtype)
     out = np.empty(lshape, dtype=dtype)
     if out.size == 0:
         return out
     strides = _strides(gshape)
-    for off, shape, index in _boxes(tuple(offsets), tuple(lshape)):
-        flat = _global_index(off, shape, gshape, strides).reshape(-1)
+    block = 2 * _BLOCK if kind == "normal" else _BLOCK
+    for off, shape, index in _boxes(tuple(offsets), tuple(lshape), block=block):
+        flat = _global_index(off, shape, gshape, strides)
         out[index] = _draw(kind, key, flat, dtype, params).reshape(shape)
     return out
 

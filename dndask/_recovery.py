@@ -520,7 +520,9 @@ def lost_data_explained(client: distributed.Client, graph: Mapping, comm) -> Ite
 
 def _worded(client: distributed.Client, graph: Mapping, comm, exc: BaseException):
     """The error naming lost ranks that ``exc`` stands for, or None if it is no such error."""
-    if isinstance(exc, distributed.client.FuturesCancelledError):
+    # a wait raises the plural error for all cancelled futures; a gather the singular one
+    cancelled = (distributed.client.FuturesCancelledError, distributed.client.FutureCancelledError)
+    if isinstance(exc, cancelled):
         lost = client.run_on_scheduler(_lost_scattered, keys=_future_keys(graph))
         if not lost:
             return None

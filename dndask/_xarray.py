@@ -362,9 +362,13 @@ class DataArrayAccessor:
         """A copy in Heat's balanced layout."""
         return _rewrap(self._obj, self.to_dndarray().balance_())
 
-    def persist(self):
-        """A copy computed into the workers' memory, chunk ``r`` on rank ``r``'s worker."""
-        return _rewrap(self._obj, self.to_dndarray().persist_())
+    def persist(self, *, wait: bool = False):
+        """A copy computed into the workers' memory, chunk ``r`` on rank ``r``'s worker.
+
+        Returns once the work is submitted, as ``DNDarray.persist`` does;
+        ``wait=True`` waits until every chunk is in memory.
+        """
+        return _rewrap(self._obj, self.to_dndarray().persist_(wait=wait))
 
     def conform(self, dim=None):
         """A copy with one chunk per rank again, on the same comm.
@@ -544,10 +548,13 @@ class DatasetAccessor:
         """A copy with every split variable balanced."""
         return self._each(lambda name, var: var.dnd.balance() if var.dnd.split else None)
 
-    def persist(self):
-        """A copy with every Dask-backed variable computed into its ranks' memory."""
+    def persist(self, *, wait: bool = False):
+        """A copy with every Dask-backed variable computed into its ranks' memory.
+
+        Returns once the work is submitted; ``wait=True`` waits for every variable.
+        """
         return self._each(
-            lambda name, var: var.dnd.persist() if isinstance(var.data, da.Array) else None
+            lambda name, var: var.dnd.persist(wait=wait) if isinstance(var.data, da.Array) else None
         )
 
     def conform(self, dim=None):

@@ -22,7 +22,7 @@ if str(ROOT) not in sys.path:  # `bench` lives next to `tests`; workers inherit 
     sys.path.insert(0, str(ROOT))
 
 from bench import __main__ as cli  # noqa: E402
-from bench import floor, heat_venv, report, scaling, weight, workloads  # noqa: E402
+from bench import floor, heat_venv, latency, report, scaling, weight, workloads  # noqa: E402
 from bench.systems import Result, Sample  # noqa: E402
 
 MIB = 1 << 20
@@ -221,6 +221,37 @@ def test_heat_helpers_are_pure(tmp_path):
         heat_venv.parse_record("nothing")
 
 
+# --- the latency section (pure parts) ---------------------------------------------------------
+
+
+def test_latency_table_gives_median_best_ratios_and_target():
+    fast = latency.Timing("dask", "step", [0.010, 0.020, 0.030])
+    slow = latency.Timing("dndask", "step", [0.012, 0.030, 0.060])
+    assert (slow.median, slow.best) == (0.030, 0.012)
+    assert latency.ratio(slow, fast, best=False) == 1.5
+    assert latency.ratio(slow, fast, best=True) == pytest.approx(1.2)
+    assert latency.ratio(slow, None, best=True) is None
+    timings = {("step", "dndask"): slow, ("step", "dask"): fast}
+    timings[("compute", "dndask")] = latency.Timing("dndask", "compute", [0.0005])
+    timings[("compute", "dask")] = latency.Timing("dask", "compute", [0.001])
+    lines = latency.table(timings, ["step", "compute", "print"]).splitlines()
+    assert len(lines) == 5 and lines[0].startswith("| case | dndask ms")
+    assert "| 30.0 · 12.0 | 20.0 · 10.0 | 1.50 · 1.20 | **missed** |" in lines[2]
+    assert "| 0.50 · 0.50 | 1.0 · 1.0 | 0.50 · 0.50 | met |" in lines[3]
+    assert lines[4].endswith("| — | — | — · — | — |")  # not run
+    runs = latency.record(timings, 4)["runs"]
+    assert {(r["case"], r["system"]) for r in runs} == set(timings)
+
+
+def test_latency_arguments():
+    args = latency.parse_args(["--cases", "step,is_split", "--repeats", "3"])
+    assert args.cases == ["step", "is_split"] and args.repeats == 3 and args.ranks == 4
+    with pytest.raises(SystemExit):
+        latency.parse_args(["--cases", "nope"])
+    assert cli.parse_args(["--latency"]).repeats == latency.REPEATS
+    assert cli.parse_args(["--latency", "--repeats", "5"]).repeats == 5
+
+
 # --- one case end to end on the session cluster ----------------------------------------------
 
 
@@ -301,3 +332,15 @@ def test_weight_section_replaces_its_own_part_of_the_page(tmp_path):
     assert "first" not in doc.read_text()
     assert doc.read_text().count("## Weight") == 1
     assert doc.read_text().index("second") < doc.read_text().index("## Reading the numbers")
+
+
+def test_latency_cases_run_on_both_sides(comm_of):
+    comm = comm_of(4)
+    sides = [latency.DndaskLatency(comm), latency.DaskLatency(comm)]
+    timings = latency.measure(sides, list(latency.CASES), repeats=1, warmup=0)
+    assert set(timings) == {(c, s) for c in latency.CASES for s in ("dndask", "dask")}
+    assert all(len(t.seconds) == 1 and t.best > 0 for t in timings.values())
+    ops = {side.name: side.ops() for side in sides}
+    assert ops["dndask"]["is_split"]().shape == ops["dask"]["is_split"]().shape == latency.SHAPE
+    total = ops["dndask"]["compute"]().sum()
+    assert ops["dndask"]["step"]() == pytest.approx(total + 512)  # a + 1, summed

@@ -147,12 +147,12 @@ def test_cpu_gpu_move_each_chunk_on_its_rank(standin, client, comm_of, size):
     from conftest import holders
 
     comm = comm_of(size)
-    a = ht.arange(12, split=0, comm=comm).reshape((4, 3), new_split=0).persist()
-    g = a.gpu().persist()
+    a = ht.arange(12, split=0, comm=comm).reshape((4, 3), new_split=0).persist(wait=True)
+    g = a.gpu().persist(wait=True)
     assert g.device == "gpu" and isinstance(g.to_dask()._meta, StrictArray)
     assert len(g.to_dask().__dask_graph__().layers[g.to_dask().name]) == size  # one task a chunk
     assert holders(client, g) == [(w,) for w in comm.workers]
-    back = g.cpu().persist()
+    back = g.cpu().persist(wait=True)
     assert back.device == "cpu" and holders(client, back) == [(w,) for w in comm.workers]
     np.testing.assert_array_equal(back.numpy(), np.arange(12).reshape(4, 3))
     assert g.gpu() is g and back.cpu() is back

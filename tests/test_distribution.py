@@ -285,10 +285,10 @@ def test_bad_method_and_arguments(comm_of):
 @pytest.mark.parametrize("split", [None, 0, 1, 2])
 def test_persist_places_chunk_r_on_worker_r(client, comm_of, n, split):
     comm = comm_of(n)
-    a = ht.random.randn(11, 6, 4, split=split, comm=comm).persist()
+    a = ht.random.randn(11, 6, 4, split=split, comm=comm).persist(wait=True)
     expected = [(w,) for w in comm.workers] if split is not None else [(comm.workers[0],)]
     assert holders(client, a) == expected
-    b = a.resplit(None if split == 0 else 0).persist()
+    b = a.resplit(None if split == 0 else 0).persist(wait=True)
     if b.split is not None:
         assert holders(client, b) == [(w,) for w in comm.workers]
 
@@ -308,12 +308,12 @@ def test_persist_places_chunk_r_on_worker_r(client, comm_of, n, split):
 def test_redistribute_moves_only_rows_that_change_owner(client, comm_of, counts):
     comm = comm_of(4)
     row = 2000  # float64 values per row: 16000 bytes
-    a = ht.random.rand(7, row, dtype=ht.float64, split=0, comm=comm).persist()
+    a = ht.random.rand(7, row, dtype=ht.float64, split=0, comm=comm).persist(wait=True)
     g = a.numpy()
     since = time.time()
     target = a.lshape_map
     target[:, 0] = torch.tensor(counts)
-    b = a.redistribute(target_map=target).persist()
+    b = a.redistribute(target_map=target).persist(wait=True)
     moved = received_bytes(client, since)
     expected = _layout.moved_rows((2, 2, 2, 1), counts) * row * 8
     assert moved == expected
@@ -325,10 +325,10 @@ def test_redistribute_moves_only_rows_that_change_owner(client, comm_of, counts)
 def test_resplit_moves_only_what_changes_rank(client, comm_of, n):
     comm = comm_of(n)
     shape = (13, 3000)
-    a = ht.random.rand(*shape, dtype=ht.float64, split=0, comm=comm).persist()
+    a = ht.random.rand(*shape, dtype=ht.float64, split=0, comm=comm).persist(wait=True)
     g = a.numpy()
     since = time.time()
-    b = a.resplit(1).persist()
+    b = a.resplit(1).persist(wait=True)
     moved = received_bytes(client, since)
     rows = _layout.balanced_counts(shape[0], n)
     cols = _layout.balanced_counts(shape[1], n)
@@ -403,11 +403,11 @@ def test_aligning_to_an_unbalanced_reference_moves_the_data_once(client, comm_of
     comm = comm_of(4)
     shape = (7, 3000)
     a = ht.random.rand(*shape, dtype=ht.float64, split=0, comm=comm)
-    a = a.redistribute(target_map=torch.tensor([[c, shape[1]] for c in UNEVEN])).persist()
-    b = ht.random.rand(*shape, dtype=ht.float64, split=1, comm=comm).persist()
+    a = a.redistribute(target_map=torch.tensor([[c, shape[1]] for c in UNEVEN])).persist(wait=True)
+    b = ht.random.rand(*shape, dtype=ht.float64, split=1, comm=comm).persist(wait=True)
     ga, gb = a.numpy(), b.numpy()
     since = time.time()
-    c = (a + b).persist()
+    c = (a + b).persist(wait=True)
     moved = received_bytes(client, since)
     plan = _layout.plan_relayout(shape, b.distribution, a.distribution)
     assert moved == plan.moved * 8
@@ -426,11 +426,11 @@ def test_aligning_to_an_unbalanced_reference_moves_the_data_once(client, comm_of
 def test_relayout_into_unbalanced_counts_of_another_axis_moves_the_minimum(client, comm_of):
     comm = comm_of(4)
     shape = (13, 2000)
-    a = ht.random.rand(*shape, dtype=ht.float64, split=0, comm=comm).persist()
+    a = ht.random.rand(*shape, dtype=ht.float64, split=0, comm=comm).persist(wait=True)
     g = a.numpy()
     dst = Distribution(1, (0, 500, 1200, 300), comm)
     since = time.time()
-    b = relayout(a, dst).persist()
+    b = relayout(a, dst).persist(wait=True)
     moved = received_bytes(client, since)
     plan = _layout.plan_relayout(shape, a.distribution, dst)
     kept = sum(r * c for r, c in zip(a.distribution.counts, dst.counts, strict=True))
@@ -478,14 +478,14 @@ def test_out_receives_a_result_with_one_relayout(client, comm_of):
     """``out=`` with another split and unbalanced counts: the result moves once, into them."""
     comm = comm_of(3)
     shape = (9, 2000)
-    a = ht.random.rand(*shape, dtype=ht.float64, split=1, comm=comm).persist()
+    a = ht.random.rand(*shape, dtype=ht.float64, split=1, comm=comm).persist(wait=True)
     out = ht.zeros(shape, dtype=ht.float64, split=0, comm=comm)
     out.redistribute_(target_map=torch.tensor([[5, shape[1]], [0, shape[1]], [4, shape[1]]]))
-    out = out.persist()
+    out = out.persist(wait=True)
     g = a.numpy()
     since = time.time()
     ht.negative(a, out=out)
-    out.persist_()
+    out.persist_(wait=True)
     moved = received_bytes(client, since)
     assert out.distribution == Distribution(0, (5, 0, 4), comm)
     assert moved == _layout.plan_relayout(shape, a.distribution, out.distribution).moved * 8

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import operator
+import uuid
 
 import dask
 import dask.array as da
+import distributed
 import numpy as np
 import pytest
 import torch
-from conftest import RANK_COUNTS, assert_layout, layouts, splits_of
+from conftest import RANK_COUNTS, assert_layout, holders, layouts, splits_of
 
 import dndask as ht
+from dndask._dndarray import from_dask
 
 
 def test_attributes_follow_heat(comm_of):
@@ -84,6 +87,44 @@ def test_persist_out_of_place_and_in_place(comm_of):
     assert a.to_dask().name == lazy_name and p is not a
     assert a.persist_() is a
     np.testing.assert_array_equal(a.numpy(), np.ones((6, 2), np.float32))
+
+
+def _held_until(block, name):
+    distributed.Event(name).wait(timeout=60)  # until the driver sets it
+    return block
+
+
+def test_persist_returns_before_the_work_is_done_with_placement_exact(client, comm_of):
+    comm = comm_of(3)
+    a = ht.arange(9, split=0, comm=comm) * 2
+    name = f"held-{uuid.uuid4().hex}"
+    held = from_dask(a.to_dask().map_blocks(_held_until, name, dtype=a.dtype), 0, comm, (a,))
+    p = held.persist()  # would block until the event is set if persist waited
+    futures = distributed.futures_of(p)
+    assert len(futures) == 3 and all(f.status == "pending" for f in futures)
+    distributed.Event(name, client=client).set()
+    np.testing.assert_array_equal(p.numpy(), np.arange(9) * 2)
+    assert holders(client, p) == [(w,) for w in comm.workers]
+    w = (held + 1).persist(wait=True)
+    assert all(f.status == "finished" for f in distributed.futures_of(w))
+    with pytest.raises(TypeError, match="`wait` must be a bool, got int"):
+        a.persist(wait=1)
+
+
+def _result_names(dask_scheduler) -> set[str]:
+    """Names of the result tasks dndask's compute adds (``dndask-result-<token>``) the scheduler saw."""
+    keys = (entry[0] for entry in dask_scheduler.transition_log)
+    return {k[0] for k in keys if isinstance(k, tuple) and str(k[0]).startswith("dndask-result-")}
+
+
+def test_compute_of_a_persisted_array_runs_no_task(client, comm_of):
+    a = (ht.arange(12, split=0, comm=comm_of(4)) + 1).persist(wait=True)
+    before = client.run_on_scheduler(_result_names)
+    np.testing.assert_array_equal(a.numpy(), np.arange(12) + 1)
+    assert "1,  2,  3" in str(a)  # print reads the chunks too
+    assert client.run_on_scheduler(_result_names) == before  # fetched from the futures
+    np.testing.assert_array_equal((a + 1).numpy(), np.arange(12) + 2)  # a graph: result tasks
+    assert client.run_on_scheduler(_result_names) > before
 
 
 def test_copy_is_independent(comm_of):

@@ -512,19 +512,19 @@ def test_getitem_on_zero_size_and_zero_d_arrays(comm_of):
 
 def test_slicing_moves_nothing_and_mirroring_moves_only_the_selection(comm_of, client):
     comm = comm_of(4)
-    a = ht.random.rand(400, 50, split=0, comm=comm).astype(ht.float64).persist()
+    a = ht.random.rand(400, 50, split=0, comm=comm).astype(ht.float64).persist(wait=True)
     since = time.time()
-    b = a[10:390:3, 5:].persist()
+    b = a[10:390:3, 5:].persist(wait=True)
     assert received_bytes(client, since) == 0
     np.testing.assert_array_equal(b.numpy(), a.numpy()[10:390:3, 5:])
     since = time.time()
-    c = a[::-2, :10].persist()
+    c = a[::-2, :10].persist(wait=True)
     moved = received_bytes(client, since)
     selection = 200 * 10 * 8
     assert selection <= moved < 1.25 * selection  # every row crosses to its mirror rank
     np.testing.assert_array_equal(c.numpy(), a.numpy()[::-2, :10])
     since = time.time()
-    d = a[a[:, 0] > 0.5, :10].persist()
+    d = a[a[:, 0] > 0.5, :10].persist(wait=True)
     assert received_bytes(client, since) < 2000  # only the mask's small pieces
     np.testing.assert_array_equal(d.numpy(), a.numpy()[a.numpy()[:, 0] > 0.5, :10])
 
@@ -634,20 +634,20 @@ def test_setitem_repeated_indices_last_one_wins(comm_of):
 
 def test_setitem_moves_only_the_rows_that_must_move(comm_of, client):
     comm = comm_of(4)
-    a = ht.random.rand(400, 50, split=0, comm=comm).astype(ht.float64).persist()
+    a = ht.random.rand(400, 50, split=0, comm=comm).astype(ht.float64).persist(wait=True)
     expected = a.numpy()
-    same_layout = (a[1:] * 2).persist()  # laid out like the selection: nothing travels
+    same_layout = (a[1:] * 2).persist(wait=True)  # laid out like the selection: nothing travels
     since = time.time()
     a[1:] = same_layout
-    a.persist_()
+    a.persist_(wait=True)
     assert received_bytes(client, since) == 0
     expected[1:] *= 2
     np.testing.assert_array_equal(a.numpy(), expected)
-    balanced = ht.random.rand(100, 50, split=0, comm=comm).astype(ht.float64).persist()
+    balanced = ht.random.rand(100, 50, split=0, comm=comm).astype(ht.float64).persist(wait=True)
     since = time.time()
     # rank 1 takes value rows 0..49 (25 of them from rank 0), rank 2 rows 50..99 (25 from rank 3)
     a[150:250] = balanced
-    a.persist_()
+    a.persist_(wait=True)
     moved = received_bytes(client, since)
     assert 50 * 50 * 8 <= moved < 1.25 * 50 * 50 * 8  # the minimum: 50 rows change rank
     expected[150:250] = balanced.numpy()

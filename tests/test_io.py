@@ -210,7 +210,7 @@ def test_each_rank_reads_its_own_slab_on_its_worker(tmp_path, client, comm_of):
     a = ht.load_hdf5(tmp_path / "big.h5", "x", split=0, comm=comm)
     assert len(a.to_dask().dask) == comm.size  # one read task per rank, nothing else
     since = time.time()
-    b = a.persist()
+    b = a.persist(wait=True)
     assert holders(client, b) == [(w,) for w in comm.workers]
     assert received_bytes(client, since) == 0
     np.testing.assert_array_equal(b.numpy(), expected)
@@ -219,7 +219,7 @@ def test_each_rank_reads_its_own_slab_on_its_worker(tmp_path, client, comm_of):
 @pytest.mark.parametrize("fmt", ["h5", "nc", "zarr", "csv"])
 def test_saving_moves_no_data_between_workers(tmp_path, client, comm_of, fmt):
     comm = comm_of(4)
-    a = ht.random.rand(400, 25, split=0, comm=comm).persist()  # 40 kB; zarr-aligned counts
+    a = ht.random.rand(400, 25, split=0, comm=comm).persist(wait=True)  # 40 kB; zarr-aligned counts
     since = time.time()
     ht.save(a, tmp_path / f"x.{fmt}", *(("x",) if fmt in ("h5", "nc") else ()))
     assert received_bytes(client, since) < 2000  # only tokens and lengths travel
@@ -229,7 +229,7 @@ def test_rewritten_file_is_read_again(tmp_path, comm_of):
     comm = comm_of(2)
     path = tmp_path / "x.h5"
     ht.save_hdf5(ht.zeros((4,), split=0, comm=comm), path, "x")
-    first = ht.load_hdf5(path, "x", comm=comm).persist()
+    first = ht.load_hdf5(path, "x", comm=comm).persist(wait=True)
     ht.save_hdf5(ht.ones((4,), split=0, comm=comm), path, "x", mode="w")
     assert ht.load_hdf5(path, "x", comm=comm).numpy().tolist() == [1.0] * 4
     assert first.numpy().tolist() == [0.0] * 4

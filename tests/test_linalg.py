@@ -311,7 +311,7 @@ def test_rows_times_whole_moves_b_once_to_every_other_rank(client, comm_of):
     A, B = data((40, 30)), data((30, 20))
     a, b = dnd(A, 0, comm), dnd(B, None, comm)
     since = time.time()
-    c = (a @ b).persist()
+    c = (a @ b).persist(wait=True)
     assert received_bytes(client, since) == 3 * B.nbytes
     np.testing.assert_allclose(c.numpy(), A @ B, rtol=1e-10)
 
@@ -330,7 +330,7 @@ def test_contraction_split_sends_only_result_blocks(client, comm_of):
     )
     assert plan.kind == "inner"
     since = time.time()
-    c = (a @ b).persist()
+    c = (a @ b).persist(wait=True)
     moved = received_bytes(client, since)
     assert moved == plan.moved == 4 * 3 * (12 * 2 * 8)  # each rank sends 3 blocks of 12 x 2
     assert moved < (A.nbytes + B.nbytes) / 10
@@ -343,7 +343,7 @@ def test_tsqr_moves_only_small_factors(client, comm_of):
     a = dnd(A, 0, comm)
     since = time.time()
     q, r = ht.linalg.qr(a)
-    q = q.persist()
+    q = q.persist(wait=True)
     moved = received_bytes(client, since)
     # three R factors (6 x 6) to rank 0, three 6 x 6 blocks back
     assert moved == 2 * 3 * 6 * 6 * 8

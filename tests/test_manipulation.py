@@ -731,7 +731,7 @@ def test_results_are_new_arrays(comm_of):
 def moved_bytes(client, build, *args) -> tuple[ht.DNDarray, int]:
     """``build(*args)`` persisted, and the bytes the workers fetched from each other for it."""
     since = time.time()
-    out = build(*args).persist()
+    out = build(*args).persist(wait=True)
     return out, received_bytes(client, since)
 
 
@@ -749,7 +749,7 @@ def test_network_traffic_is_what_the_plans_say(client, comm_of, n):
 
     def fresh(values=g, uneven=False) -> ht.DNDarray:
         # a new persisted source: no replica of its chunks left by an earlier move
-        return make(values * 1.0, 0, comm, uneven).persist()
+        return make(values * 1.0, 0, comm, uneven).persist(wait=True)
 
     src = list(_layout.balanced_counts(12, n))
     # local operations: nothing crosses the network

@@ -32,9 +32,31 @@ def test_per_rank_join_keeps_pieces_in_place(client, comm_of, n, axis):
     assert_layout(a, expected, axis % 2, comm)
     # each chunk is still held by the worker that made it: persisting moves nothing
     since = time.time()
-    b = a.persist()
+    b = a.persist(wait=True)
     assert holders(client, b) == [(w,) for w in comm.workers]
     assert received_bytes(client, since) == 0
+
+
+def test_is_split_join_asks_the_workers_nothing(comm_of, monkeypatch):
+    """Shapes and dtypes came with per_rank's results: the join is no round trip."""
+    comm = comm_of(3)
+    numpy_pieces = ht.per_rank(piece, comm=comm)
+    torch_pieces = ht.per_rank(lambda rank: torch.full((rank, 2), rank), comm=comm)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the join waited for the workers")
+
+    client_type = type(comm.client)
+    monkeypatch.setattr(client_type, "gather", refuse)
+    monkeypatch.setattr(client_type, "submit", refuse)
+    a = ht.array(numpy_pieces, is_split=0)  # numpy results are the chunks: no task at all
+    monkeypatch.undo()
+    monkeypatch.setattr(client_type, "gather", refuse)
+    b = ht.array(torch_pieces, is_split=0)  # converted by tasks submitted, not waited for
+    monkeypatch.undo()
+    assert_layout(a, np.concatenate([piece(r) for r in range(3)]), 0, comm)
+    assert b.lshape_map.tolist() == [[0, 2], [1, 2], [2, 2]]
+    np.testing.assert_array_equal(b.numpy(), [[1, 1], [2, 2], [2, 2]])
 
 
 def test_per_rank_sees_its_rank_and_arguments(comm_of):

@@ -211,7 +211,7 @@ def medium_case(i: int, comm):
     shape = (320, 250)
     split = i % 2
     a = ht.random.randn(*shape, dtype=ht.float64, split=split, comm=comm)
-    b = ((a - a.mean(axis=0)) ** 2).persist()
+    b = ((a - a.mean(axis=0)) ** 2).persist(wait=True)
     return b, b.sum(axis=1 - split)
 
 
@@ -223,7 +223,7 @@ def small_batch(batch: int, comm_of) -> int:
         np.testing.assert_allclose(got, expected)
     for r, expected in cases[:2]:
         np.testing.assert_allclose(r.numpy(), expected)
-        np.testing.assert_allclose(r.persist().numpy(), expected)
+        np.testing.assert_allclose(r.persist(wait=True).numpy(), expected)
     comm = comm_of(1 + batch % 5)
     scattered = ht.array(np.arange(9.0), split=0, comm=comm)
     assert float((scattered * 2).sum()) == 72.0
@@ -322,7 +322,7 @@ def driver_work(seed: int, comm: ht.Comm, client, start: threading.Barrier) -> i
         target = a.lshape_map
         target[:, 0] = torch.tensor(counts)
         a.redistribute_(target_map=target)
-        b = (a * 2 - 1).resplit(1).persist()
+        b = (a * 2 - 1).resplit(1).persist(wait=True)
         who = client.who_has(b.to_dask())
         assert [tuple(who[k]) for k in b._chunk_keys()] == [(w,) for w in comm.workers]
         assert b.lshape_map[:, 1].tolist() == [len(c) for c in np.array_split(range(5), comm.size)]
@@ -356,8 +356,8 @@ def test_two_driver_threads_at_once(client, comm_of, same_comm):
     assert results == {0: 12, 1: 12}
 
 
-def test_persist_raises_the_error_of_a_failed_task(comm_of):
-    """A failed task surfaces at persist, not later as an array whose chunks hold errors."""
+def test_a_failed_task_surfaces_at_the_next_use_or_at_a_waiting_persist(comm_of):
+    """persist() returns at once; the error comes at the next use, or from persist(wait=True)."""
     comm = comm_of(3)
 
     def broken(block):
@@ -365,8 +365,13 @@ def test_persist_raises_the_error_of_a_failed_task(comm_of):
 
     a = ht.arange(9, split=0, comm=comm)
     bad = _dndarray.from_dask(a.to_dask().map_blocks(broken, dtype=a.dtype), 0, comm, (a,))
+    later = bad.persist()  # submitted: nothing raised yet
     with pytest.raises(ArithmeticError, match="rank-local failure"):
-        bad.persist()
+        later.numpy()
+    with pytest.raises(ArithmeticError, match="rank-local failure"):
+        (later + 1).sum().item()
+    with pytest.raises(ArithmeticError, match="rank-local failure"):
+        bad.persist(wait=True)
     np.testing.assert_array_equal(a.persist().numpy(), np.arange(9))
 
 
@@ -376,8 +381,8 @@ def test_persisted_pipeline_survives_a_killed_worker(lost):
     comm = lost.comm()
     g = np.arange(12 * 5, dtype=np.float64).reshape(12, 5)
     a = ht.arange(60, dtype=ht.float64, split=0, comm=comm).reshape(12, 5)
-    b = (a * 2 + 1).persist()
-    c = ht.exp(b / 100).persist()
+    b = (a * 2 + 1).persist(wait=True)
+    c = ht.exp(b / 100).persist(wait=True)
     victim = comm.workers[1]
     lost.kill(victim)
     # c's chunk 1 was only in the dead worker's memory: Dask recomputes it from
@@ -385,7 +390,7 @@ def test_persisted_pipeline_survives_a_killed_worker(lost):
     assert_layout(c, np.exp((g * 2 + 1) / 100), 0, comm)
     lost.healed(victim)
     assert_layout(ht.sum(c, axis=1), np.exp((g * 2 + 1) / 100).sum(axis=1), 0, comm)
-    d = (c - 1).persist()
+    d = (c - 1).persist(wait=True)
     holders = [tuple(v) for v in lost.client.who_has(d.to_dask()).values()]
     assert sorted(holders) == sorted((w,) for w in lost.serving(comm))
     assert victim not in {w for h in holders for w in h}
@@ -396,11 +401,11 @@ def test_kill_in_the_middle_of_a_persist(lost, tmp_path):
     comm = lost.comm()
     g = np.arange(9 * 4, dtype=np.int64).reshape(9, 4)
     a = ht.array(g, split=0, comm=comm).persist(replicate=2)  # driver data: keep a copy
-    b = (a * 3).persist()
+    b = (a * 3).persist(wait=True)
     slow = slow_blocks(b.to_dask(), tmp_path, 1.0)
     c = _dndarray.from_dask(slow, 0, comm, parents=(b,)) + 1
     killer = kill_when_busy(lost, comm.workers[2], tmp_path)
-    out = c.persist()  # rank 2's worker dies while its block runs
+    out = c.persist(wait=True)  # rank 2's worker dies while its block runs
     killer.join(5)
     assert not killer.is_alive()
     assert_layout(out, g * 3 + 1, 0, comm)
@@ -418,11 +423,11 @@ def test_kill_in_the_middle_of_a_resplit(lost, tmp_path, when):
         a = _dndarray.from_dask(slow_blocks(a.to_dask(), tmp_path, 1.0), 0, comm, parents=(a,))
         a.resplit_(1)
     else:
-        a = a.persist()
+        a = a.persist(wait=True)
         a.resplit_(1)
         a = _dndarray.from_dask(slow_blocks(a.to_dask(), tmp_path, 1.0), 1, comm, parents=(a,))
     killer = kill_when_busy(lost, comm.workers[1], tmp_path)
-    out = a.persist()
+    out = a.persist(wait=True)
     killer.join(5)
     assert not killer.is_alive()
     assert out.lshape_map[:, 1].tolist() == [2, 2, 2]
@@ -441,7 +446,7 @@ def test_per_rank_data_on_a_lost_worker_is_a_clear_error(lost):
     pieces = ht.per_rank(local, comm=comm)
     a = ht.array(pieces, is_split=0)
     before = a.numpy()
-    other = (ht.arange(6, split=0, comm=comm) * 2).persist()
+    other = (ht.arange(6, split=0, comm=comm) * 2).persist(wait=True)
     victim = comm.workers[1]
     lost.kill(victim)
     message = r"rank 1.*per-rank result `per-rank-local-\w+-1` is lost.*never reruns"
@@ -450,7 +455,7 @@ def test_per_rank_data_on_a_lost_worker_is_a_clear_error(lost):
     with pytest.raises(RuntimeError, match=message):
         (a + 1).sum().item()
     with pytest.raises(RuntimeError, match=message):
-        a.persist()
+        a.persist(wait=True)
     # arrays that can be recomputed are unaffected
     np.testing.assert_array_equal(other.numpy(), np.arange(6) * 2)
     lost.healed(victim)
@@ -471,7 +476,7 @@ def test_driver_data_on_a_lost_worker_is_a_clear_error(lost, tmp_path):
     with pytest.raises(RuntimeError, match=message):
         a.numpy()
     with pytest.raises(RuntimeError, match=message):
-        (a * 2).persist()
+        (a * 2).persist(wait=True)
     with pytest.raises(RuntimeError, match=message):  # a save runs through the same path
         ht.save_hdf5(a, tmp_path / "x.h5", "x")
     assert os.listdir(tmp_path) == []
@@ -653,7 +658,7 @@ def test_a_worker_without_nanny_lost_for_good_is_a_clear_error(lost):
         (lone,) = set(worker_names(lost.client)) - before
         first = sorted(before)[0]
         comm = ht.Comm([first, lone], lost.client)
-        a = (ht.arange(10, split=0, comm=comm) + 1).persist()
+        a = (ht.arange(10, split=0, comm=comm) + 1).persist(wait=True)
         b = ht.arange(10, split=0, comm=comm) * 2  # still lazy
         lost.kill(lone)
         message = r"comm lost rank 1 \(worker .*\).*had no nanny to restart it"
@@ -693,7 +698,7 @@ def test_a_comm_of_workers_this_cluster_never_had_fails_fast(client, comm, tmp_p
     ht.save_hdf5(ht.arange(6, split=0, comm=comm), path, "x")
     calls = {
         "numpy": lambda: ht.zeros(6, split=0, comm=stale).numpy(),
-        "persist": lambda: (ht.arange(6, split=0, comm=stale) + 1).persist(),
+        "persist": lambda: (ht.arange(6, split=0, comm=stale) + 1).persist(wait=True),
         "reduce": lambda: ht.ones((6, 2), split=0, comm=stale).sum().item(),
         "mask": lambda: ht.arange(6, split=0, comm=stale)[ht.arange(6, split=0, comm=stale) > 2],
         "load": lambda: ht.load_hdf5(path, "x", comm=stale).numpy(),

@@ -169,9 +169,9 @@ def test_sort_moves_about_the_array_once(client, comm_of):
 
     comm = comm_of(4)
     data = np.random.default_rng(3).standard_normal(200_000)
-    a = ht.array(data, split=0, comm=comm).persist()
+    a = ht.array(data, split=0, comm=comm).persist(wait=True)
     since = time.time()
-    s = ht.sort(a).persist()
+    s = ht.sort(a).persist(wait=True)
     moved = received_bytes(client, since)
     assert moved <= 1.1 * data.nbytes
     assert moved >= 0.5 * data.nbytes  # the exchange did happen

@@ -229,7 +229,7 @@ def test_resplit_redistribute_balance_persist(client, comm_of, n):
     xr.testing.assert_identical(moved.compute(), memory)
     assert moved.dnd.balance().dnd.lshape_map.tolist() == x.dnd.lshape_map.tolist()
 
-    persisted = by_lon.dnd.persist()
+    persisted = by_lon.dnd.persist(wait=True)
     assert holders(client, persisted.dnd.to_dndarray()) == [(w,) for w in comm.workers]
     since = time.time()
     assert persisted.dnd.to_dndarray().persist().split == 2

@@ -148,7 +148,7 @@ def load_csv(path, split=0, sep=",", header_lines=0, dtype=None, comm=None) -> _
     pieces = _per_rank.per_rank(
         _csv_rank_rows, path, sep, header_lines, dtype, comm.size, comm=comm
     )
-    out = _per_rank.join(pieces.futures, 0, comm, "load_csv").balance_()
+    out = _per_rank.join_result(pieces, 0, "load_csv").balance_()
     return out if split == 0 else out.resplit_(split)
 
 

@@ -133,7 +133,7 @@ def flat_sort(a: _dndarray.DNDarray, *, with_keys: bool, descending: bool) -> _d
     carrying each value's global flat index (see :mod:`._tasks`).
     """
     dtype = run_dtype(a.dtype, with_keys)
-    runs = local_runs(a, _tasks.local_run, dtype, with_keys, descending).persist()
+    runs = local_runs(a, _tasks.local_run, dtype, with_keys, descending).persist(wait=True)
     comm = runs.comm
     counts, displs = runs.counts_displs()
     if comm.size == 1 or runs.size == 0:

@@ -220,7 +220,7 @@ def _partition_flat(a: _dndarray.DNDarray, kth: np.ndarray, with_keys: bool):
         return None
     pivots = np.unique(np.asarray([found[int(k)] for k in kth], dtype=a.dtype))
     dtype = _exchange.run_dtype(a.dtype, with_keys)
-    runs = _exchange.local_runs(a, _bucket_run, dtype, pivots, with_keys).persist()
+    runs = _exchange.local_runs(a, _bucket_run, dtype, pivots, with_keys).persist(wait=True)
     buckets = 2 * pivots.size + 1
     sizes = _exchange.submit(
         a.comm, _bucket_sizes, _exchange.run_futures(runs), [(pivots, buckets)] * a.comm.size

@@ -183,7 +183,7 @@ def _unique_flat(a, return_index, return_inverse, return_counts, equal_nan):
     if a.split is None:
         a = a.resplit(0)
     with_keys = return_index or return_inverse
-    sorted_ = _exchange.flat_sort(a, with_keys=with_keys, descending=False).persist()
+    sorted_ = _exchange.flat_sort(a, with_keys=with_keys, descending=False).persist(wait=True)
     futures = _exchange.run_futures(sorted_)
     size = a.comm.size
     summaries = _exchange.submit(a.comm, _summary, futures, [(equal_nan,)] * size)

@@ -153,7 +153,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     else:
         dtype = np.result_type(a.dtype, wgt.dtype)
     # the check needs the sums now; keep them on the workers instead of computing them twice
-    total = _ops.reduce(np.sum, da.sum, wgt, axes, keepdims, dtype=dtype).persist()
+    total = _ops.reduce(np.sum, da.sum, wgt, axes, keepdims, dtype=dtype).persist(wait=True)
     if bool(_rows.small((total == 0).to_dask().any(), total, {})):
         raise ZeroDivisionError("`weights` sum to zero along `axis`, can't be normalized")
     product = _ops.elementwise(_cast_multiply(dtype), a, wgt, name="average")

@@ -157,7 +157,7 @@ def order_statistics(a: _dndarray.DNDarray, positions):
     Each rank's sorted chunk is persisted on its worker; the rounds of
     :func:`select` run as one small task per rank. Returns ``(values, has_nan)``.
     """
-    sorted_ = _sorted_per_rank(a).persist()
+    sorted_ = _sorted_per_rank(a).persist(wait=True)
     by_key = {f.key: f for f in distributed.futures_of(sorted_.to_dask())}
     futures = [by_key[key] for key in sorted_._chunk_keys()]
     client, workers, m = a.comm.client, a.comm.workers, max(int(_SAMPLES), 2)
