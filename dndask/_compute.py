@@ -30,7 +30,6 @@ from ._compat import (
     Task,
     TaskRef,
     annotate_workers,
-    array_optimizer,
     concatenate3,
     flatten,
     install_array_optimizer,
