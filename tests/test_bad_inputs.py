@@ -920,6 +920,16 @@ CATALOGUE: dict[str, Bad] = {
     "heat-canonical-type": Bad(
         lambda e: hf.types.canonical_heat_type("banana"), TypeError, r"`a_type`"
     ),
+    "heat-larray-shape": Bad(
+        lambda e: setattr(hf.asarray(e.a), "larray", torch.arange(42)),
+        ValueError,
+        r"`larray` must have shape \(2, 3\) \(any length along split=0\), got \(42,\)",
+    ),
+    "heat-larray-numpy": Bad(
+        lambda e: setattr(hf.asarray(e.a), "larray", np.zeros((2, 3))),
+        TypeError,
+        r"`larray` must be a torch.Tensor, got ndarray",
+    ),
     "heat-collect-rank": Bad(
         lambda e: hf.array(e.a).collect_(7), ValueError, r"`target_rank` must be in \[0, 3\)"
     ),

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from .. import _dndarray
-from . import _adapt, types
+from . import _adapt, _local, types
 from ._optable import OPERATORS
 
 __all__ = ["DNDarray", "install_methods"]
@@ -59,6 +59,30 @@ class DNDarray(_dndarray.DNDarray):
     """
 
     @property
+    def _array(self):
+        """The dask array, after writing back in-place changes of the live ``larray``."""
+        _local.write_back(self)
+        return self.__dict__["_array"]
+
+    @_array.setter
+    def _array(self, value) -> None:
+        self.__dict__["_array"] = value
+
+    def _set(self, array, split, task_ranks=None) -> DNDarray:
+        _dndarray.DNDarray._set(self, array, split, task_ranks)
+        _local.refresh(self)  # the live ``larray`` gets the new chunk, keeping its identity
+        return self
+
+    @property
+    def larray(self) -> torch.Tensor:
+        """Rank 0's chunk, one live tensor: in-place changes flow both ways (Heat's)."""
+        return _local.fetch(self)
+
+    @larray.setter
+    def larray(self, tensor) -> None:
+        _local.set_local(self, tensor)
+
+    @property
     def dtype(self):
         """The Heat type of the elements (compares equal to the numpy dtype)."""
         return types.canonical_heat_type(self._array.dtype)
@@ -99,7 +123,7 @@ class DNDarray(_dndarray.DNDarray):
 
     @property
     def lloc(self):
-        """Rank 0's chunk, indexable like ``larray`` (read-only here: see heat-differences)."""
+        """Rank 0's chunk, to index and assign (``a.lloc[0, 0] = 1``), as ``larray``."""
         return self.larray
 
     def tolist(self, keepsplit: bool = False) -> list:
