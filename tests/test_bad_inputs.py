@@ -905,8 +905,8 @@ CATALOGUE: dict[str, Bad] = {
     "heat-order": Bad(
         lambda e: hf.ones((2, 2), order="K"), ValueError, r"`order` must be 'C' or 'F'"
     ),
-    "heat-zeros-like-string": Bad(
-        lambda e: hf.zeros_like("abc"), TypeError, r"`a` of `zeros_like` must be array-like"
+    "heat-zeros-like-object": Bad(
+        lambda e: hf.zeros_like(object()), TypeError, r"`a` of `zeros_like` must be array-like"
     ),
     "heat-repeat-object": Bad(
         lambda e: hf.repeat(object(), 2), TypeError, r"`a` of `repeat` must be array-like"

@@ -132,7 +132,14 @@ def test_larray_scalars_and_lists(comm_of):
     comm = comm_of(3)
     assert ht.array(5.0, comm=comm).larray.item() == 5.0
     assert ht.sum(ht.arange(4, split=0, comm=comm)).larray.item() == 6
-    assert ht.zeros_like(3).shape == (1,) and ht.ones_like([[1, 2]]).shape == (1, 2)
+    assert ht.zeros_like(3).shape == (1,) and ht.zeros_like(3).dtype is ht.int32
+    # Heat's __factory_like: a.shape, else (len(a),), else (1,); the type of a, of a[0], or float32
+    assert ht.ones_like([[1, 2]]).shape == (1,) and ht.ones_like([[1, 2]]).dtype is ht.float32
+    like = ht.empty_like("abc")
+    assert like.shape == (3,) and like.dtype is ht.float32 and like.split is None
+    assert ht.zeros_like([1, 2, 3]).dtype is ht.int32
+    assert ht.full_like(3, 4).dtype is ht.float32 and ht.full_like(3, 4).tolist() == [4.0]
+    assert ht.full_like(ht.zeros((2, 3), dtype=ht.uint8), 7).dtype is ht.float32
     assert ht.repeat(42, 2).tolist() == [42, 42]
     assert ht.tile(10, (2, 2)).tolist() == [[10, 10], [10, 10]]
     assert ht.trace([[1, 2], [3, 4]]) == 5
@@ -171,3 +178,42 @@ def test_heat_signatures(comm_of):
     assert b.tolist() == np.eye(3).tolist()
     assert isinstance(np.multiply(a, 2), ht.DNDarray)
     assert isinstance(a[1:3], ht.DNDarray) and isinstance(a.sum(), ht.DNDarray)
+
+
+def test_heat_out_rules_and_rounding(comm_of):
+    comm = comm_of(3)
+    x = ht.array([1.5, -2.5, 0.25], comm=comm)
+    frac, whole = ht.empty(3, comm=comm), ht.empty(3, comm=comm)
+    assert ht.modf(x, (frac, whole)) == (frac, whole)
+    assert frac.tolist() == [0.5, -0.5, 0.25] and whole.tolist() == [1.0, -2.0, 0.0]
+    with pytest.raises(ValueError, match=r"`out` of `modf` must be a tuple of two, got 3 items"):
+        ht.modf(x, (frac, whole, whole))
+    with pytest.raises(TypeError, match=r"`out` of `modf` must be a DNDarray, got int"):
+        ht.modf(x, (frac, 2))
+    assert frac.tolist() == [0.5, -0.5, 0.25]  # a refused call wrote nothing
+    assert ht.round(x, dtype=ht.int32).tolist() == [2, -2, 0]  # half to even, as torch
+    with pytest.raises(TypeError, match=r"`dtype` of `round` must be a Heat type"):
+        ht.round(x, dtype=np.int_)
+    with pytest.raises(TypeError, match=r"`out` of `round` must be a DNDarray, got int"):
+        ht.round(x, 1, 1)
+    # Heat's sanitize_out: the buffer must have the result's split
+    a = ht.ones((2, 2), split=0, comm=comm)
+    with pytest.raises(ValueError, match=r"`out` of `div` must have the result's split 0"):
+        ht.div(a, ht.ones((2, 2), comm=comm), out=ht.empty((2, 2), comm=comm))
+    with pytest.raises(ValueError, match=r"`out` of `cumsum` must have the result's split 2"):
+        ht.cumsum(ht.ones((2, 2, 2), split=2, comm=comm), 2, out=ht.empty((2, 2, 2), split=0))
+    with pytest.raises(ValueError, match=r"`out` of `divmod` must be a tuple of two, got 3"):
+        ht.divmod(a, a, out=(1, 2, 3))
+    # Heat's complex sign: x / sqrt(x**2), so +-1 (the real part's sign, else the imaginary's)
+    z = ht.array([[1 - 2j, -0.5 + 1j], [0, 3j]], split=0, comm=comm)
+    assert ht.sign(z).numpy().tolist() == [[1 + 0j, -1 + 0j], [0j, 1 + 0j]]
+    assert z.sign().dtype is ht.complex64
+
+
+def test_array_of_a_tensor_without_copy_shares_it(comm_of):
+    t = torch.tensor([6, 5, 4, 3, 2, 1])
+    c = ht.array(t, copy=False, comm=comm_of(2))
+    assert c.larray is t and c.dtype is ht.int64
+    t[0] = 100  # Heat: the tensor is the array's local data
+    assert c.tolist() == [100, 5, 4, 3, 2, 1]
+    assert ht.array(t, comm=comm_of(2)).tolist()[0] == 100

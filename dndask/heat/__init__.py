@@ -35,7 +35,7 @@ import torch as _torch
 import dndask as _core
 
 from .. import _dndarray, _ops, _ufuncs_extra
-from . import _adapt, _optable, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
+from . import _adapt, _extras, _local, _optable, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
 from ._array import DNDarray, install_methods
 from ._optable import rows
 from .types import (  # noqa: F401  (re-exported below through __all__)
@@ -186,7 +186,10 @@ def array(
     )
     while out.ndim < ndmin:
         out = out.expand_dims(0)
-    return _adapt.face(out)
+    out = _adapt.face(out)
+    if copy is not True and out.split is None and isinstance(obj, _torch.Tensor):
+        _local.adopt(out, obj)  # Heat: the tensor itself is the local data
+    return out
 
 
 def asarray(obj, dtype=None, copy=None, order: str = "C", is_split=None, device=None):
@@ -217,23 +220,54 @@ def _as_array(a, name: str):
     raise TypeError(f"`a` of `{name}` must be array-like, got {type(a).__name__}")
 
 
-def _like(core_fn, name):
-    def like(a, *args, dtype=None, split=None, device=None, comm=None, order="C", **kwargs):
+def _like_of(a, name: str) -> tuple:
+    """Heat's shape and type of a non-array ``a``: its ``shape``, else ``(len(a),)``, else ``(1,)``.
+
+    The type is ``a.dtype``, the type of ``a``, of ``a[0]``, else float32 (Heat's
+    ``__factory_like``); ``ht.zeros_like("abc")`` has shape ``(3,)``.
+    """
+    kinds = (_numbers.Number, _np.generic, str, list, tuple, _np.ndarray, _torch.Tensor)
+    if not isinstance(a, kinds):
+        raise TypeError(f"`a` of `{name}` must be array-like, got {type(a).__name__}")
+    if hasattr(a, "shape"):
+        shape = tuple(a.shape)
+    else:
+        shape = (len(a),) if isinstance(a, (str, list, tuple)) else (1,)
+    for probe in (lambda: a.dtype, lambda: type(a), lambda: type(a[0])):
+        try:
+            return shape, types.canonical_heat_type(probe())
+        except (AttributeError, TypeError, IndexError):
+            continue
+    return shape, types.float32
+
+
+def _like(core_fn, factory, name, default_dtype=None):
+    def like(a, *args, dtype=default_dtype, split=None, device=None, comm=None, order="C"):
         _adapt.check_device(device)
         _check_order(order)
-        if isinstance(a, (_numbers.Number, _np.generic)):
-            a = array([a])  # Heat: a scalar is like a 1-element array
-        a = _as_array(a, name)
-        kwargs["split"] = "same" if split is None else split
-        return _adapt.face(core_fn(a, *args, dtype=_adapt._dtype_arg(dtype), comm=comm, **kwargs))
+        dtype = _adapt._dtype_arg(dtype)
+        if not isinstance(a, _dndarray.DNDarray):
+            shape, own = _like_of(a, name)
+            dtype = own if dtype is None else dtype
+            return _adapt.face(factory(shape, *args, dtype=dtype, split=split, comm=comm))
+        split = "same" if split is None else split
+        return _adapt.face(core_fn(a, *args, dtype=dtype, split=split, comm=comm))
 
     like.__name__ = like.__qualname__ = name
-    like.__doc__ = f"Heat's ``{name}``: scalars and lists accepted; see :func:`dndask.{name}`."
+    like.__doc__ = (
+        f"Heat's ``{name}``: scalars, strings and sequences accepted (shape ``(len(a),)``, "
+        f"as Heat's); see :func:`dndask.{name}`."
+    )
     return like
 
 
-for _name in ("zeros_like", "ones_like", "empty_like", "full_like"):
-    _funcs[_name] = _like(getattr(_core, _name), _name)
+for _name, _default in (
+    ("zeros_like", None),
+    ("ones_like", None),
+    ("empty_like", None),
+    ("full_like", types.float32),  # Heat's full_like is float32 unless told
+):
+    _funcs[_name] = _like(getattr(_core, _name), getattr(_core, _name[:-5]), _name, _default)
 
 
 def repeat(a, repeats, axis=None) -> DNDarray:
@@ -326,8 +360,10 @@ def divmod(x1, x2, out1=None, out2=None, /, out=(None, None), *, where=True):
     >>> q.tolist(), r.tolist()
     ([2, -3], [1, 2])
     """
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise TypeError(f"`out` of `divmod` must be a tuple of two, got {out!r}")
+    if not isinstance(out, tuple):
+        raise TypeError(f"`out` of `divmod` must be a tuple of two, got {type(out).__name__}")
+    if len(out) != 2:
+        raise ValueError(f"`out` of `divmod` must be a tuple of two, got {len(out)} items")
     out1 = out[0] if out1 is None else out1
     out2 = out[1] if out2 is None else out2
     return (
@@ -340,7 +376,10 @@ def _cumulative(core_fn, name):
     def cumulative(a, axis, dtype=None, out=None):
         if axis is None:
             raise NotImplementedError(f"`{name}` along `axis=None` is not supported (as in Heat)")
-        return _adapt.face(core_fn(a, axis, dtype=_adapt._dtype_arg(dtype), out=out))
+        result = core_fn(a, axis, dtype=_adapt._dtype_arg(dtype))
+        if out is None:
+            return _adapt.face(result)
+        return _adapt.face(_adapt.into(out, result, name))
 
     cumulative.__name__ = cumulative.__qualname__ = name
     cumulative.__doc__ = f"Heat's ``{name}``: ``axis`` is required; see :func:`dndask.{name}`."
@@ -479,25 +518,33 @@ def modf(x, out=None):
     frac, whole = _ufuncs_extra.modf(x)
     if out is None:
         return _adapt.face(frac), _adapt.face(whole)
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise TypeError(f"`out` of `modf` must be a tuple of two DNDarrays, got {out!r}")
-    return (
-        _adapt.face(_ops.into(out[0], frac, "modf")),
-        _adapt.face(_ops.into(out[1], whole, "modf")),
-    )
+    if not isinstance(out, tuple):
+        raise TypeError(f"`out` of `modf` must be a tuple of two, got {type(out).__name__}")
+    if len(out) != 2:
+        raise ValueError(f"`out` of `modf` must be a tuple of two, got {len(out)} items")
+    _adapt.check_out(out[0], frac, "modf")  # both checked before either is written
+    _adapt.check_out(out[1], whole, "modf")
+    _adapt.into(out[0], frac, "modf")
+    _adapt.into(out[1], whole, "modf")
+    return out
 
 
 def round(x, decimals=0, out=None, dtype=None):
     """Heat's ``round``: ``dtype=`` casts the result; see :func:`dndask.round`."""
+    if dtype is not None and not (isinstance(dtype, type) and issubclass(dtype, types.datatype)):
+        raise TypeError(f"`dtype` of `round` must be a Heat type, got {dtype!r}")
+    if out is not None and not isinstance(out, _dndarray.DNDarray):
+        raise TypeError(f"`out` of `round` must be a DNDarray, got {type(out).__name__}")
     result = _core.round(x, decimals)
     if dtype is not None:
-        result = result.astype(_adapt._dtype_arg(dtype))
+        result = result.astype(dtype)
     if out is not None:
-        return _adapt.face(_ops.into(out, result, "round"))
+        return _adapt.face(_adapt.into(out, result, "round"))
     return _adapt.face(result)
 
 
 _funcs["modf"], _funcs["round"] = modf, round
+_funcs["sign"] = _extras.heat_sign(_funcs["sign"])
 _funcs["isclose"] = _closeness(_core.isclose, "isclose")
 _funcs["allclose"] = _closeness(_core.allclose, "allclose")
 _funcs["broadcast_shape"] = broadcast_shape

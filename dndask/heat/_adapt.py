@@ -20,7 +20,7 @@ import torch
 from .. import _dndarray, _elementwise, _factories, _ops
 from . import types
 
-__all__ = ["check_device", "face", "plain", "promoted", "to_array", "wrap"]
+__all__ = ["check_device", "check_out", "face", "into", "plain", "promoted", "to_array", "wrap"]
 
 
 # set by _array.py: the face's array class
@@ -48,6 +48,32 @@ def check_device(device) -> None:
     if device is None or str(device) in ("cpu", "cpu:0"):
         return
     raise ValueError(f"`device` must be 'cpu' (dndask has only the cpu device), got {device!r}")
+
+
+def into(out, result, name: str):
+    """Heat's ``out=``: the buffer must have the result's split too (Heat's ``sanitize_out``).
+
+    Then the core writes the result into it (shape and cast checked there).
+    """
+    check_out(out, result, name)
+    return _ops.into(out, result, name)
+
+
+def check_out(out, result, name: str) -> None:
+    """Every check of :func:`into`, writing nothing (for functions with several outputs)."""
+    if not isinstance(out, _dndarray.DNDarray):
+        raise TypeError(f"`out` of `{name}` must be a DNDarray, got {type(out).__name__}")
+    if out.split != result.split:
+        raise ValueError(
+            f"`out` of `{name}` must have the result's split {result.split}, got {out.split}"
+        )
+    if out.shape != result.shape:
+        raise ValueError(f"`out` of `{name}` must have shape {result.shape}, got {out.shape}")
+    if not np.can_cast(result.to_dask().dtype, out.to_dask().dtype, "same_kind"):
+        raise TypeError(
+            f"`out` of `{name}` cannot hold the result: cannot cast "
+            f"{result.to_dask().dtype} to {out.to_dask().dtype}"
+        )
 
 
 def _dtype_arg(dtype):
@@ -206,10 +232,14 @@ def promoted(core_fn: Callable, torch_fn: Callable | None, name: str, arity: int
             return face(_masked(core_fn, operands, args[arity:], kwargs, out, where, want, name))
         if dtype is not None:  # Heat's `dtype=` (abs, round, ...): the result's type
             want = np.dtype(types.canonical_heat_type(_dtype_arg(dtype)).dtype)
-        result = core_fn(*operands, *args[arity:], out=out, **kwargs)
-        if out is None and want is not None and np.dtype(result.to_dask().dtype) != want:
+        result = core_fn(*operands, *args[arity:], **kwargs)
+        if want is not None and np.dtype(result.to_dask().dtype) != want:
             result = result.astype(want)
-        return face(result)
+        if out is None:
+            return face(result)
+        if any(out is v for v in operands):  # in place (``x.add_(y)``, ``x += y``)
+            return face(_ops.into(out, result, name))
+        return face(into(out, result, name))
 
     adapter.__name__ = adapter.__qualname__ = name
     return adapter

@@ -23,7 +23,7 @@ import torch
 from .. import _dndarray, _types
 from . import types
 
-__all__ = ["LIVE", "fetch", "refresh", "set_local", "write_back"]
+__all__ = ["LIVE", "adopt", "fetch", "refresh", "set_local", "write_back"]
 
 # the key of the live tensor in an array's state: (tensor, its _version when synced)
 LIVE = "_heat_live"
@@ -49,6 +49,16 @@ def _keep(arr, fresh: torch.Tensor, old: torch.Tensor | None) -> torch.Tensor:
         tensor = fresh if fresh.is_contiguous() else fresh.contiguous()
     arr.__dict__[LIVE] = (tensor, tensor._version, arr.__dict__["_array"].name)
     return tensor
+
+
+def adopt(arr, tensor: torch.Tensor) -> None:
+    """``tensor`` (the array's whole data, as given to ``ht.array(..., copy=False)``) is live."""
+    if (
+        tensor.device.type == "cpu"
+        and tuple(tensor.shape) == arr.shape
+        and _types.canonical_dtype(tensor.dtype) == arr.__dict__["_array"].dtype
+    ):
+        arr.__dict__[LIVE] = (tensor, tensor._version, arr.__dict__["_array"].name)
 
 
 def refresh(arr) -> None:
