@@ -217,3 +217,62 @@ def test_array_of_a_tensor_without_copy_shares_it(comm_of):
     t[0] = 100  # Heat: the tensor is the array's local data
     assert c.tolist() == [100, 5, 4, 3, 2, 1]
     assert ht.array(t, comm=comm_of(2)).tolist()[0] == 100
+
+
+def test_equal_follows_heat(comm_of):
+    comm = comm_of(3)
+    a = ht.array([[1.0, 2.0], [3.0, 4.0]], comm=comm)
+    assert ht.equal(a, a) and not ht.equal(a[1:], a) and not ht.equal(a, 2.0)
+    assert ht.equal(ht.array([2.0], comm=comm), 2) and ht.equal(2, ht.array(2, comm=comm))
+    assert ht.equal(ht.array([[5]], comm=comm), ht.array(5.0, comm=comm))  # one element each
+    assert not ht.equal(ht.ones(2, comm=comm), 1.0) and ht.equal(3, 3.0)
+    with pytest.raises(NotImplementedError, match=r"different comms"):
+        ht.equal(a, ht.array([[1.0, 2.0], [3.0, 4.0]], comm=comm_of(1)))
+    s = ht.array([[1.0, 2.0], [3.0, 4.0]], split=0, comm=comm)
+    with pytest.raises(ValueError, match=r"the same split, got 0 and 1"):
+        ht.equal(s, s.resplit(1))
+    assert ht.equal(s, a) and ht.equal(a, s)
+
+
+def test_randperm_and_permutation_use_torch_generator(comm_of):
+    comm = comm_of(3)
+    state = torch.random.get_rng_state()
+    p = ht.random.randperm(10, split=0, comm=comm)
+    x = ht.arange(16, comm=comm).reshape((4, 4)).resplit(1)
+    q = ht.random.permutation(x)
+    torch.random.set_rng_state(state)
+    assert p.tolist() == torch.randperm(10).tolist() and p.dtype is ht.int64 and p.split == 0
+    np.testing.assert_array_equal(q.numpy(), np.arange(16).reshape(4, 4)[torch.randperm(4)])
+    assert q.split == 1
+    ht.random.set_state(("Batchparallel", 321, 10))
+    assert ht.random.get_state() == ("Batchparallel", 321, 321, 0, 0.0)
+    ht.random.set_state(("Batchparallel", None, 5))
+    assert ht.random.get_state() == ("Batchparallel", None, 5, 0, 0.0)
+    ht.random.seed(1)
+    assert ht.random.get_state()[1] == 1
+
+
+def test_inplace_rules_follow_heat(comm_of):
+    comm = comm_of(3)
+    f = ht.array([[1.0, 2.0], [3.0, 4.0]], comm=comm)
+    i = ht.array([[1, 2], [3, 4]], comm=comm)  # int64
+    assert ht.can_cast(ht.int32, ht.float32) and not ht.can_cast(ht.int64, ht.float32)
+    with pytest.raises(TypeError, match=r"in-place `hypot_` cannot cast int64 to float32"):
+        f.hypot_(i)
+    with pytest.raises(TypeError, match=r"operand 0 of `copysign_` must be real floating"):
+        i.copysign_(f)
+    a = ht.ones(10, comm=comm)
+    with pytest.raises(ValueError, match=r"`out` of `add` must have the result's split 0"):
+        a += ht.ones(10, split=0, comm=comm)
+    assert a.tolist() == [1.0] * 10
+    with pytest.raises(NotImplementedError):
+        f.cumsum_(None)
+    with pytest.raises(ValueError, match=r"`axis` of `cumprod` must be one axis"):
+        f.cumprod_((2, 2))
+    assert f.cumsum_(0).tolist() == [[1.0, 2.0], [4.0, 6.0]]
+    buf = ht.zeros((3, 4), comm=comm)  # a unary out= larger than x: x repeated (Heat)
+    assert ht.sqrt(ht.array([0.0, 1.0, 4.0, 9.0], comm=comm), out=buf) is buf
+    assert buf.tolist() == [[0.0, 1.0, 2.0, 3.0]] * 3
+    assert ht.isclose(2.0, 2.00005) is False and ht.allclose(2, 2.0) is True
+    with pytest.raises(TypeError, match=r"`y` of `allclose` must be a DNDarray or a numeric"):
+        ht.allclose(f, (2, 2))

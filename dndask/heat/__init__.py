@@ -133,10 +133,18 @@ for _core_name, _arity, _torch_fn, _names, _inplace in _ROWS:
 
 
 def equal(x, y) -> _builtins.bool:
-    """Whether ``x`` and ``y`` have the same shape and equal elements (Heat, ``torch.equal``).
+    """Whether ``x`` and ``y`` are equal as one bool (Heat's rule, after ``torch.equal``).
+
+    A one-element array counts as its element: it equals a scalar or another
+    one-element array of the same value; an array of more elements never equals a
+    scalar. Two arrays must have the same shape and equal elements. Arrays on
+    different comms are a ``NotImplementedError`` and different splits (both set)
+    a ``ValueError``, as in Heat.
 
     >>> import dndask.heat as ht
     >>> ht.equal(ht.arange(3), ht.arange(3)), ht.equal(ht.arange(3), ht.arange(4))
+    (True, False)
+    >>> ht.equal(ht.array([2.0]), 2), ht.equal(ht.ones(2), 1.0)
     (True, False)
     """
     for v, what in ((x, "x"), (y, "y")):
@@ -144,12 +152,19 @@ def equal(x, y) -> _builtins.bool:
             raise TypeError(
                 f"`{what}` of `equal` must be a DNDarray or a scalar, got {type(v).__name__}"
             )
-    if not isinstance(x, _dndarray.DNDarray):
-        if not isinstance(y, _dndarray.DNDarray):
-            return _builtins.bool(x == y)
-        x, y = y, x
-    if tuple(x.shape) != tuple(_np.shape(y) if not hasattr(y, "shape") else y.shape):
-        return False  # torch.equal: the same shape, then every element
+    x_arr, y_arr = isinstance(x, _dndarray.DNDarray), isinstance(y, _dndarray.DNDarray)
+    if x_arr and x.size == 1:
+        return equal(x.item(), y)
+    if y_arr and y.size == 1:
+        return equal(x, y.item())
+    if not (x_arr and y_arr):
+        return x_arr == y_arr and _builtins.bool(x == y)  # two scalars, or never equal
+    if x.comm != y.comm:
+        raise NotImplementedError("`equal` of arrays on different comms is not implemented")
+    if x.shape != y.shape:
+        return False
+    if x.split is not None and y.split is not None and x.split != y.split:
+        raise ValueError(f"`equal` needs arrays of the same split, got {x.split} and {y.split}")
     return _builtins.bool(_core.all(_core.equal(x, y)))
 
 
@@ -364,6 +379,9 @@ def divmod(x1, x2, out1=None, out2=None, /, out=(None, None), *, where=True):
         raise TypeError(f"`out` of `divmod` must be a tuple of two, got {type(out).__name__}")
     if len(out) != 2:
         raise ValueError(f"`out` of `divmod` must be a tuple of two, got {len(out)} items")
+    for i, (given, item) in enumerate(((out1, out[0]), (out2, out[1]))):
+        if given is not None and item is not None:
+            raise TypeError(f"`out[{i}]` and `out{i + 1}` of `divmod` cannot both be given")
     out1 = out[0] if out1 is None else out1
     out2 = out[1] if out2 is None else out2
     return (
@@ -376,6 +394,10 @@ def _cumulative(core_fn, name):
     def cumulative(a, axis, dtype=None, out=None):
         if axis is None:
             raise NotImplementedError(f"`{name}` along `axis=None` is not supported (as in Heat)")
+        if isinstance(axis, tuple):  # Heat: a tuple is an invalid axis, not a type error
+            raise ValueError(f"`axis` of `{name}` must be one axis, got {axis!r}")
+        if isinstance(axis, _builtins.bool) or not isinstance(axis, _numbers.Integral):
+            raise TypeError(f"`axis` of `{name}` must be an int, got {type(axis).__name__}")
         result = core_fn(a, axis, dtype=_adapt._dtype_arg(dtype))
         if out is None:
             return _adapt.face(result)
@@ -478,14 +500,26 @@ _funcs["diagonal"], _funcs["flip"], _funcs["reshape"] = diagonal, flip, reshape
 
 def _closeness(core_fn, name):
     def close(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
-        if not isinstance(x, _dndarray.DNDarray):
-            x = _as_array(x, name)
-        if not isinstance(y, (_dndarray.DNDarray, _numbers.Number, _np.generic)):
-            y = _as_array(y, name)
-        return _adapt.face(core_fn(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
+        operands = []
+        for v, what in ((x, "x"), (y, "y")):
+            if not isinstance(v, _dndarray.DNDarray) and (
+                not _adapt._is_scalar(v) or isinstance(v, _builtins.bool)
+            ):
+                raise TypeError(
+                    f"`{what}` of `{name}` must be a DNDarray or a numeric scalar, "
+                    f"got {type(v).__name__}"
+                )
+            operands.append(v)
+        if not _builtins.any(isinstance(v, _dndarray.DNDarray) for v in operands):
+            operands[0] = array(operands[0])  # two scalars: one bool (Heat)
+            return _builtins.bool(core_fn(*operands, rtol=rtol, atol=atol, equal_nan=equal_nan))
+        return _adapt.face(core_fn(*operands, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
     close.__name__ = close.__qualname__ = name
-    close.__doc__ = f"Heat's ``{name}``: array-likes and scalars accepted; see ``dndask.{name}``."
+    close.__doc__ = (
+        f"Heat's ``{name}``: DNDarrays and numeric scalars (two scalars give a bool); "
+        f"see ``dndask.{name}``."
+    )
     return close
 
 
@@ -562,6 +596,7 @@ _funcs["cumprod"] = _funcs["cumproduct"] = _cumulative(_core.cumprod, "cumprod")
 globals().update({name: getattr(types, name) for name in types.__all__})
 globals().update(_funcs)
 install_methods(_funcs, _ROWS)
+DNDarray.copysign_ = _extras.floats_only(DNDarray.copysign_, "copysign_")  # Heat's own check
 
 # Heat's submodule names (ht.factories.array, ht.manipulations.resplit, ...): the face
 # keeps every function in one namespace, and these names point at it

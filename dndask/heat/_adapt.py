@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from .. import _dndarray, _elementwise, _factories, _ops
+from .. import _dndarray, _elementwise, _factories, _manipulation, _ops
 from . import types
 
 __all__ = ["check_device", "check_out", "face", "into", "plain", "promoted", "to_array", "wrap"]
@@ -63,12 +63,12 @@ def check_out(out, result, name: str) -> None:
     """Every check of :func:`into`, writing nothing (for functions with several outputs)."""
     if not isinstance(out, _dndarray.DNDarray):
         raise TypeError(f"`out` of `{name}` must be a DNDarray, got {type(out).__name__}")
+    if out.shape != result.shape:
+        raise ValueError(f"`out` of `{name}` must have shape {result.shape}, got {out.shape}")
     if out.split != result.split:
         raise ValueError(
             f"`out` of `{name}` must have the result's split {result.split}, got {out.split}"
         )
-    if out.shape != result.shape:
-        raise ValueError(f"`out` of `{name}` must have shape {result.shape}, got {out.shape}")
     if not np.can_cast(result.to_dask().dtype, out.to_dask().dtype, "same_kind"):
         raise TypeError(
             f"`out` of `{name}` cannot hold the result: cannot cast "
@@ -237,12 +237,29 @@ def promoted(core_fn: Callable, torch_fn: Callable | None, name: str, arity: int
             result = result.astype(want)
         if out is None:
             return face(result)
-        if any(out is v for v in operands):  # in place (``x.add_(y)``, ``x += y``)
-            return face(_ops.into(out, result, name))
-        return face(into(out, result, name))
+        if arity == 1:
+            return face(_ops.into(out, _broadcast_into(result, out), name))
+        return face(into(out, result, name))  # in place too (``x.add_(y)``, ``x += y``)
 
     adapter.__name__ = adapter.__qualname__ = name
     return adapter
+
+
+def _broadcast_into(result, out):
+    """Heat's unary ``out=``: a larger buffer gets the result repeated to its shape.
+
+    Heat's local operations write ``x`` broadcast to ``out``'s shape (its split is not
+    checked); a shape that does not broadcast is left to the core's check.
+    """
+    if not isinstance(out, _dndarray.DNDarray) or out.shape == result.shape:
+        return result
+    try:
+        target = np.broadcast_shapes(result.shape, out.shape)
+    except ValueError:
+        return result
+    if tuple(target) != out.shape:
+        return result
+    return _manipulation.broadcast_to(result, out.shape)
 
 
 def _signature(operands, common) -> tuple:

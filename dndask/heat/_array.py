@@ -154,12 +154,12 @@ class DNDarray(_dndarray.DNDarray):
         return self.redistribute_(target_map=target)
 
     def cumsum_(self, axis: int) -> DNDarray:
-        """In-place cumulative sum along ``axis``."""
-        return _adapt.face(self.cumsum(axis, out=self))
+        """In-place cumulative sum along ``axis`` (Heat's ``cumsum`` with ``out=self``)."""
+        return _FUNCS["cumsum"](self, axis, out=self)
 
     def cumprod_(self, axis: int) -> DNDarray:
-        """In-place cumulative product along ``axis``."""
-        return _adapt.face(self.cumprod(axis, out=self))
+        """In-place cumulative product along ``axis`` (Heat's ``cumprod`` with ``out=self``)."""
+        return _FUNCS["cumprod"](self, axis, out=self)
 
     cumproduct_ = cumprod_
 
@@ -251,10 +251,24 @@ def _operator(fn, reflected: bool):
     return lambda self, other: fn(self, other)
 
 
-def _inplace(fn):
+def _check_inplace_cast(self, other, name: str) -> None:
+    """Heat's in-place rule: ``other``'s type must cast "intuitively" to the array's."""
+    if not isinstance(other, _dndarray.DNDarray) and not _adapt._is_scalar(other):
+        return  # the function names the wrong operand
+    src = types.heat_type_of(other)
+    if not types.can_cast(src, self.dtype):
+        raise TypeError(
+            f"in-place `{name}` cannot cast {src.__name__} to {self.dtype.__name__} "
+            "(Heat's intuitive casting)"
+        )
+
+
+def _inplace(fn, name: str):
     def inplace(self, other):
+        _check_inplace_cast(self, other, name)
         return fn(self, other, out=self)
 
+    inplace.__name__ = inplace.__qualname__ = name
     return inplace
 
 
@@ -300,7 +314,7 @@ def install_methods(funcs: dict, table) -> None:
         fn = funcs[fname]
         setattr(DNDarray, f"__{op}__", _operator(fn, False))
         setattr(DNDarray, f"__r{op}__", _operator(fn, True))
-        setattr(DNDarray, f"__i{op}__", _inplace(fn))
+        setattr(DNDarray, f"__i{op}__", _inplace(fn, f"__i{op}__"))
 
 
 def _method_of(fn):
@@ -321,6 +335,7 @@ def _inplace_of(fn, arity: int, name: str):
     else:
 
         def inplace(self, other):
+            _check_inplace_cast(self, other, name)
             return fn(self, other, out=self)
 
     inplace.__name__ = inplace.__qualname__ = name

@@ -9,9 +9,9 @@ from __future__ import annotations
 import dndask as _core
 
 from .. import _dndarray
-from . import _adapt
+from . import _adapt, types
 
-__all__ = ["heat_sign"]
+__all__ = ["floats_only", "heat_sign"]
 
 
 def heat_sign(promoted_sign):
@@ -34,3 +34,21 @@ def heat_sign(promoted_sign):
     sign.__name__ = sign.__qualname__ = "sign"
     sign.__doc__ = heat_sign.__doc__
     return sign
+
+
+def floats_only(fn, name: str):
+    """``fn`` for real floating operands only (Heat's ``copysign_``: ints and complex refused)."""
+
+    def checked(x1, x2, *args, **kwargs):
+        for i, v in enumerate((x1, x2)):
+            if isinstance(v, _dndarray.DNDarray) or _adapt._is_scalar(v):
+                t = types.heat_type_of(v)
+                if t.dtype.kind != "f":
+                    raise TypeError(
+                        f"operand {i} of `{name}` must be real floating, got {t.__name__}"
+                    )
+        return fn(x1, x2, *args, **kwargs)
+
+    checked.__name__ = checked.__qualname__ = name
+    checked.__doc__ = floats_only.__doc__
+    return checked
