@@ -276,3 +276,22 @@ def test_inplace_rules_follow_heat(comm_of):
     assert ht.isclose(2.0, 2.00005) is False and ht.allclose(2, 2.0) is True
     with pytest.raises(TypeError, match=r"`y` of `allclose` must be a DNDarray or a numeric"):
         ht.allclose(f, (2, 2))
+
+
+def test_manipulation_adapters(comm_of):
+    comm = comm_of(3)
+    b = ht.zeros((4, 5, 6), split=0, comm=comm)
+    assert b.reshape(ht.array([4, 5, 6], dtype=ht.int, comm=comm)).shape == (4, 5, 6)
+    assert b.reshape(np.asarray([20, 6], dtype=np.int32)).shape == (20, 6)
+    assert ht.arange(20, comm=comm).reshape((4, 5), dtype=ht.int16, new_split=0).dtype is ht.int16
+    with pytest.raises(TypeError, match=r"a shape must hold ints, got float64"):
+        b.reshape(np.asarray([20.0, 6.0]))
+    ones = [ht.ones(4, split=0, comm=comm) for _ in range(3)]
+    out = ht.empty((3, 4), split=0, comm=comm)
+    assert ht.stack(ones, axis=0, out=out) is out and out.tolist() == [[1.0] * 4] * 3
+    a = ht.random.rand(5, 6, 3, split=1, comm=comm)
+    np.testing.assert_array_equal(ht.diag(a).numpy(), np.diagonal(a.numpy()))
+    with pytest.raises(ValueError, match=r"`offset` of `diagonal` must be an int, got NoneType"):
+        ht.diagonal(a, offset=None)
+    with pytest.raises(RuntimeError, match=r"must share one comm"):
+        ht.concatenate([ht.zeros(10, comm=comm), ht.zeros(10, comm=comm_of(1))])

@@ -438,10 +438,12 @@ def _arg_reduction(core_fn, name):
 def _joined(core_fn, name):
     """A join whose operands are first cast to Heat's common type (int32 + float32: float32)."""
 
-    def join(arrays, *args, **kwargs):
+    def join(arrays, *args, out=None, **kwargs):
         if isinstance(arrays, (list, tuple)) and arrays:
             arrays = list(arrays)
             dnds = [a for a in arrays if isinstance(a, _dndarray.DNDarray)]
+            if _builtins.any(a.comm != dnds[0].comm for a in dnds):
+                raise RuntimeError(f"`arrays` of `{name}` must share one comm (as in Heat)")
             if dnds:
                 common = types.result_type(*dnds)
                 arrays = [
@@ -452,7 +454,10 @@ def _joined(core_fn, name):
                 if name == "hstack" and _builtins.any(a.ndim > 1 for a in dnds):
                     # Heat joins a 1-D array to 2-D ones as a column
                     arrays = [_core.expand_dims(a, 1) if a.ndim == 1 else a for a in arrays]
-        return _adapt.face(core_fn(arrays, *args, **kwargs))
+        result = core_fn(arrays, *args, **kwargs)
+        if out is None:
+            return _adapt.face(result)
+        return _adapt.face(_ops.into(out, result, name))  # relaid out into out's split
 
     join.__name__ = join.__qualname__ = name
     join.__doc__ = (
@@ -466,14 +471,37 @@ for _name in ("concatenate", "stack", "vstack", "hstack", "column_stack", "row_s
 
 
 def diagonal(a, offset=0, dim1=0, dim2=1):
-    """Heat's ``diagonal`` (``dim1``/``dim2`` for numpy's ``axis1``/``axis2``)."""
+    """Heat's ``diagonal`` (``dim1``/``dim2`` for numpy's ``axis1``/``axis2``).
+
+    ``offset`` must be an int: anything else is a ``ValueError``, as in Heat.
+    """
+    if isinstance(offset, _builtins.bool) or not isinstance(offset, _numbers.Integral):
+        raise ValueError(f"`offset` of `diagonal` must be an int, got {type(offset).__name__}")
     return _adapt.face(_core.diagonal(a, offset, dim1, dim2))
 
 
+def diag(a, offset=0):
+    """Heat's ``diag``: for input of more than two dimensions, its :func:`diagonal`."""
+    if isinstance(a, _dndarray.DNDarray) and a.ndim > 2:
+        return diagonal(a, offset)
+    return _adapt.face(_core.diag(a, offset))
+
+
+_funcs["diag"] = diag
+
+
 def _shape_like(value):
-    """A DNDarray used as a shape or a list of axes (Heat accepts them) as a tuple of ints."""
+    """A DNDarray, array or tensor used as a shape or a list of axes (Heat) as a tuple of ints."""
     if isinstance(value, _dndarray.DNDarray):
-        return tuple(_builtins.int(v) for v in value.numpy().reshape(-1).tolist())
+        value = value.numpy()
+    if isinstance(value, (_np.ndarray, _torch.Tensor)):
+        if (
+            value.dtype.is_floating_point
+            if isinstance(value, _torch.Tensor)
+            else (value.dtype.kind not in "iu")
+        ):
+            raise TypeError(f"a shape must hold ints, got {value.dtype}")
+        return tuple(_builtins.int(v) for v in value.reshape(-1).tolist())
     if isinstance(value, list):
         return tuple(value)
     return value
@@ -484,15 +512,21 @@ def flip(a, axis=None):
     return _adapt.face(_core.flip(a, _shape_like(axis)))
 
 
-def reshape(a, *shape, new_split=None, **kwargs):
-    """Heat's ``reshape``: the shape may be a DNDarray or a list."""
+def reshape(a, *shape, new_split=None, dtype=None, **kwargs):
+    """Heat's ``reshape``: the shape may be a DNDarray, an array or a list.
+
+    ``dtype=`` (which Heat's method accepts and ignores) casts the result.
+    """
     if len(shape) == 1:
         shape = (_shape_like(shape[0]),)
     if "shape" in kwargs:
         shape = (_shape_like(kwargs.pop("shape")),)
     if kwargs:
         raise TypeError(f"`reshape` got unexpected keywords {sorted(kwargs)}")
-    return _adapt.face(_core.reshape(a, *shape, new_split=new_split))
+    result = _core.reshape(a, *shape, new_split=new_split)
+    if dtype is not None:
+        result = result.astype(_adapt._dtype_arg(dtype))
+    return _adapt.face(result)
 
 
 _funcs["diagonal"], _funcs["flip"], _funcs["reshape"] = diagonal, flip, reshape

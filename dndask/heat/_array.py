@@ -287,6 +287,7 @@ METHODS = (
     "nan_to_num",
     "percentile",
     "ptp",
+    "reshape",
     "rot90",
     "skew",
     "tril",
