@@ -295,3 +295,13 @@ def test_manipulation_adapters(comm_of):
         ht.diagonal(a, offset=None)
     with pytest.raises(RuntimeError, match=r"must share one comm"):
         ht.concatenate([ht.zeros(10, comm=comm), ht.zeros(10, comm=comm_of(1))])
+
+
+def test_inplace_refuses_operands_split_along_different_axes(comm_of):
+    comm = comm_of(3)
+    a = ht.ones(9, comm=comm).reshape((3, 3), new_split=0)
+    with pytest.raises(ValueError, match=r"distributed along different axes"):
+        a += ht.ones(9, comm=comm).reshape((3, 3), new_split=1)
+    b = ht.ones(12, comm=comm).reshape((4, 3), new_split=1)
+    b.hypot_(ht.ones(3, split=0, comm=comm) * 2)  # broadcast: the same axis, allowed
+    np.testing.assert_allclose(b.pow_(2).numpy(), np.full((4, 3), 5.0), rtol=1e-6)

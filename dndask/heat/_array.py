@@ -252,9 +252,20 @@ def _operator(fn, reflected: bool):
 
 
 def _check_inplace_cast(self, other, name: str) -> None:
-    """Heat's in-place rule: ``other``'s type must cast "intuitively" to the array's."""
+    """Heat's in-place rules: ``other``'s type must cast "intuitively" to the array's, and
+    two distributed operands must be split along the same axis (after broadcasting)."""
     if not isinstance(other, _dndarray.DNDarray) and not _adapt._is_scalar(other):
         return  # the function names the wrong operand
+    if (
+        isinstance(other, _dndarray.DNDarray)
+        and self.is_distributed()
+        and other.is_distributed()
+        and other.split + self.ndim - other.ndim != self.split
+    ):
+        raise ValueError(
+            f"in-place `{name}` of operands distributed along different axes "
+            f"(split {self.split} and {other.split}) is not allowed (as in Heat)"
+        )
     src = types.heat_type_of(other)
     if not types.can_cast(src, self.dtype):
         raise TypeError(
