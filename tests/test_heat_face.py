@@ -305,3 +305,25 @@ def test_inplace_refuses_operands_split_along_different_axes(comm_of):
     b = ht.ones(12, comm=comm).reshape((4, 3), new_split=1)
     b.hypot_(ht.ones(3, split=0, comm=comm) * 2)  # broadcast: the same axis, allowed
     np.testing.assert_allclose(b.pow_(2).numpy(), np.full((4, 3), 5.0), rtol=1e-6)
+
+
+def test_one_local_piece_is_every_ranks_piece(comm_of):
+    comm = comm_of(3)
+    local = np.arange(10.0).reshape(2, 5)
+    a = ht.array(local, is_split=0, comm=comm)  # SPMD: every rank passes `local`
+    assert a.shape == (6, 5) and a.split == 0 and a.lshape_map[:, 0].tolist() == [2, 2, 2]
+    np.testing.assert_array_equal(a.numpy(), np.concatenate([local] * 3))
+    t = ht.array(torch.ones(3, 2, dtype=torch.float64), is_split=1, comm=comm)
+    assert t.shape == (3, 6) and t.dtype is ht.float64
+    pieces = [np.full((1, 2), r) for r in range(3)]  # a list of comm.size arrays: per rank
+    assert ht.array(pieces, is_split=0, comm=comm).numpy()[:, 0].tolist() == [0, 1, 2]
+
+
+def test_heat_split_and_axis_checks(comm_of):
+    comm = comm_of(3)
+    v = ht.ones((6, 3), split=0, comm=comm)
+    with pytest.raises(NotImplementedError, match=r"`maximum` of operands distributed along"):
+        ht.maximum(v, ht.ones((6, 3), split=1, comm=comm))
+    assert ht.minimum(v, ht.zeros(3, comm=comm)).tolist() == [[0.0] * 3] * 6
+    with pytest.raises(ValueError, match=r"`axis` must hold ints, got '10'"):
+        ht.mean(v, axis=(0, "10"))

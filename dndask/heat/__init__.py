@@ -196,6 +196,8 @@ def array(
     _check_order(order)
     if isinstance(ndmin, _builtins.bool) or not isinstance(ndmin, _numbers.Integral):
         raise TypeError(f"`ndmin` must be an int, got {type(ndmin).__name__}")
+    if is_split is not None:
+        obj = _extras.spmd_pieces(obj, is_split, comm)
     out = _core.array(
         obj, dtype=_adapt._dtype_arg(dtype), split=split, is_split=is_split, copy=copy, comm=comm
     )
@@ -613,6 +615,8 @@ def round(x, decimals=0, out=None, dtype=None):
 
 _funcs["modf"], _funcs["round"] = modf, round
 _funcs["sign"] = _extras.heat_sign(_funcs["sign"])
+_funcs["maximum"] = _extras.same_split_axes(_funcs["maximum"])
+_funcs["minimum"] = _extras.same_split_axes(_funcs["minimum"])
 _funcs["isclose"] = _closeness(_core.isclose, "isclose")
 _funcs["allclose"] = _closeness(_core.allclose, "allclose")
 _funcs["broadcast_shape"] = broadcast_shape

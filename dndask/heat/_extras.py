@@ -6,12 +6,15 @@ namespace (:mod:`dndask.heat`) registers them over the generated ones.
 
 from __future__ import annotations
 
+import numpy as np
+import torch
+
 import dndask as _core
 
-from .. import _dndarray
+from .. import _comm, _dndarray, _per_rank
 from . import _adapt, types
 
-__all__ = ["floats_only", "heat_sign"]
+__all__ = ["floats_only", "heat_sign", "same_split_axes", "spmd_pieces"]
 
 
 def heat_sign(promoted_sign):
@@ -52,3 +55,61 @@ def floats_only(fn, name: str):
     checked.__name__ = checked.__qualname__ = name
     checked.__doc__ = floats_only.__doc__
     return checked
+
+
+def same_split_axes(fn):
+    """``fn`` refusing two operands distributed along different axes (Heat's ``maximum``).
+
+    The axes are compared after broadcasting aligns the operands' trailing dimensions;
+    Heat raises ``NotImplementedError`` there.
+    """
+
+    def guarded(x1, x2, *args, **kwargs):
+        if (
+            isinstance(x1, _dndarray.DNDarray)
+            and isinstance(x2, _dndarray.DNDarray)
+            and x1.is_distributed()
+            and x2.is_distributed()
+        ):
+            ndim = max(x1.ndim, x2.ndim)
+            if x1.split + ndim - x1.ndim != x2.split + ndim - x2.ndim:
+                raise NotImplementedError(
+                    f"`{fn.__name__}` of operands distributed along different axes "
+                    f"(split {x1.split} and {x2.split}) is not implemented (as in Heat)"
+                )
+        return fn(x1, x2, *args, **kwargs)
+
+    guarded.__name__ = guarded.__qualname__ = fn.__name__
+    guarded.__doc__ = fn.__doc__
+    return guarded
+
+
+def spmd_pieces(obj, is_split, comm):
+    """Heat's ``array(local, is_split=k)`` in one driver: every rank's piece is ``local``.
+
+    Heat's SPMD code runs on every process, so a single local array given with
+    ``is_split`` is each rank's piece, and the global array stacks ``comm.size`` of
+    them along ``is_split``. Per-rank pieces (a ``PerRank``, or a list of ``comm.size``
+    arrays) and a DNDarray already split along ``is_split`` go to the core unchanged.
+    """
+    if isinstance(obj, _per_rank.PerRank):
+        return obj
+    if isinstance(obj, _dndarray.DNDarray):
+        if obj.split == is_split:
+            return obj
+        obj = obj.numpy()
+    size = _comm.sanitize_comm(comm).size
+    pieces = (np.ndarray, torch.Tensor, _dndarray.DNDarray)
+    if (
+        isinstance(obj, (list, tuple))
+        and len(obj) == size
+        and all(isinstance(p, pieces) for p in obj)
+    ):
+        return obj
+    if isinstance(obj, torch.Tensor):
+        local = obj.detach().cpu().numpy()
+    elif isinstance(obj, (np.ndarray, list, tuple)) or _adapt._is_scalar(obj):
+        local = np.asarray(obj)
+    else:
+        return obj  # the core names what is wrong
+    return [local] * size
