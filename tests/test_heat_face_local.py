@@ -73,3 +73,13 @@ def test_larray_setter(comm_of):
     assert y.larray.shape == (4, 7, 8) and y.split == 0
     want = np.concatenate([np.zeros((4, 7, 8)), np.arange(2 * 56, 6 * 56).reshape(4, 7, 8)])
     np.testing.assert_array_equal(y.numpy(), want)
+
+
+def test_tolist_keepsplit_is_the_local_chunk(comm_of):
+    a = ht.arange(27, comm=comm_of(3)).reshape((3, 3, 3), new_split=1)
+    assert (
+        a.tolist(keepsplit=True)
+        == a.larray.tolist()
+        == np.arange(27).reshape(3, 3, 3)[:, :1].tolist()
+    )
+    assert a.tolist() == np.arange(27).reshape(3, 3, 3).tolist()

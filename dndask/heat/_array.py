@@ -127,9 +127,14 @@ class DNDarray(_dndarray.DNDarray):
         return self.larray
 
     def tolist(self, keepsplit: bool = False) -> list:
-        """The values as nested Python lists (``keepsplit`` is accepted and ignored)."""
+        """The values as nested Python lists; with ``keepsplit`` the local chunk's (Heat's).
+
+        In the driver the local chunk is rank 0's (as ``larray``).
+        """
         if not isinstance(keepsplit, (bool, np.bool_)):
             raise TypeError(f"`keepsplit` must be a bool, got {type(keepsplit).__name__}")
+        if keepsplit and self.is_distributed():
+            return self.larray.tolist()
         return self.numpy().tolist()
 
     def create_lshape_map(self, force_check: bool = False):
