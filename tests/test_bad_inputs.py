@@ -965,6 +965,16 @@ CATALOGUE: dict[str, Bad] = {
         TypeError,
         r"`out\[0\]` and `out1` of `divmod` cannot both be given",
     ),
+    "heat-det-vector": Bad(
+        lambda e: hf.linalg.det(hf.asarray(e.a)[0]),
+        RuntimeError,
+        r"`a` of `det` must be square in its last two axes, got \(3,\)",
+    ),
+    "heat-transpose-float-axis": Bad(
+        lambda e: hf.transpose(hf.asarray(e.a), axes=(0, 1.0)),
+        TypeError,
+        r"`axes` must hold ints, got 1.0",
+    ),
     "heat-collect-rank": Bad(
         lambda e: hf.array(e.a).collect_(7), ValueError, r"`target_rank` must be in \[0, 3\)"
     ),

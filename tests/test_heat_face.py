@@ -327,3 +327,25 @@ def test_heat_split_and_axis_checks(comm_of):
     assert ht.minimum(v, ht.zeros(3, comm=comm)).tolist() == [[0.0] * 3] * 6
     with pytest.raises(ValueError, match=r"`axis` must hold ints, got '10'"):
         ht.mean(v, axis=(0, "10"))
+
+
+def test_linalg_checks_follow_heat(comm_of):
+    comm = comm_of(3)
+    x = ht.arange(9, dtype=ht.float32, comm=comm).reshape((3, 3))
+    assert ht.linalg.det(ht.eye(3, comm=comm)).item() == 1.0
+    assert ht.zeros((2, 3, 4), comm=comm).transpose(axes=(2, 0, 1)).shape == (4, 2, 3)
+    assert ht.transpose(x).tolist() == np.arange(9.0).reshape(3, 3).T.tolist()
+    with pytest.raises(RuntimeError, match=r"`a` of `det` must be square"):
+        ht.linalg.det(ht.array([1.0, 2.0, 3.0], split=0, comm=comm))
+    with pytest.raises(RuntimeError, match=r"`a` of `inv` must be floating, got int32"):
+        ht.linalg.inv(ht.zeros((2, 2), dtype=ht.int, comm=comm))
+    with pytest.raises(ValueError, match=r"`dtype` of `trace` must be a type"):
+        ht.trace(x, dtype="ht.int64")
+    with pytest.raises(TypeError, match=r"`out` of `trace` must be a DNDarray, got list"):
+        ht.trace(x, out=[])
+    with pytest.raises(ValueError, match=r"`axes` must be a tuple of ints, got 1.0"):
+        ht.transpose(x, axes=1.0)
+    with pytest.raises(TypeError, match=r"`axes` must hold ints, got 1.0"):
+        x.transpose(axes=(0, 1.0))
+    with pytest.raises(ValueError, match=r"`axes` must name all 2 axes"):
+        ht.transpose(x, axes=(-1,))

@@ -358,7 +358,14 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """
     if not isinstance(a, _dndarray.DNDarray):
         a = _as_array(a, "trace")
-    result = _core.trace(a, offset, axis1, axis2, dtype=_adapt._dtype_arg(dtype))
+    if dtype is not None:
+        try:
+            dtype = types.canonical_heat_type(_adapt._dtype_arg(dtype))
+        except TypeError:
+            raise ValueError(f"`dtype` of `trace` must be a type, got {dtype!r}") from None
+    if out is not None and not isinstance(out, _dndarray.DNDarray):
+        raise TypeError(f"`out` of `trace` must be a DNDarray, got {type(out).__name__}")
+    result = _core.trace(a, offset, axis1, axis2, dtype=dtype)
     if out is not None:
         return _adapt.face(_ops.into(out, result, "trace"))
     if result.ndim == 0:
@@ -623,6 +630,7 @@ _funcs["broadcast_shape"] = broadcast_shape
 for _name in ("vector_norm", "matrix_norm", "norm"):  # Heat's top-level names
     _funcs[_name] = getattr(linalg, _name)
 _funcs["matmul"] = linalg.matmul
+_funcs["transpose"] = linalg.transpose
 _funcs["argmax"] = _arg_reduction(_core.argmax, "argmax")
 _funcs["argmin"] = _arg_reduction(_core.argmin, "argmin")
 _funcs["divmod"] = divmod

@@ -309,6 +309,7 @@ METHODS = (
     "tril",
     "triu",
     "trace",
+    "transpose",
 )
 
 
