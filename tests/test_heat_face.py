@@ -349,3 +349,19 @@ def test_linalg_checks_follow_heat(comm_of):
         x.transpose(axes=(0, 1.0))
     with pytest.raises(ValueError, match=r"`axes` must name all 2 axes"):
         ht.transpose(x, axes=(-1,))
+
+
+def test_split_warns_for_distributed_indices_and_diag_checks(comm_of):
+    comm = comm_of(3)
+    x = ht.arange(24, comm=comm).reshape((4, 6))
+    with pytest.warns(UserWarning, match=r"`indices_or_sections` of `hsplit` is distributed"):
+        parts = ht.hsplit(x, ht.array([2, 4], split=0, comm=comm))
+    assert [p.shape for p in parts] == [(4, 2), (4, 2), (4, 2)]
+    with pytest.raises(ValueError, match=r"`offset` of `diag` must be an int, got str"):
+        ht.diag(ht.arange(3, comm=comm), offset="3")
+    with pytest.raises(ValueError, match=r"`a` of `diag` must have at least one dimension"):
+        ht.diag(ht.array(1.0, comm=comm))
+    with pytest.raises(TypeError, match=r"`a` of `diag` must be a DNDarray, got Tensor"):
+        ht.diag(torch.ones(3))
+    with pytest.raises(ValueError, match=r"`a` of `diagonal` must be a DNDarray, got Tensor"):
+        ht.diagonal(torch.ones(3, 3))

@@ -484,14 +484,28 @@ def diagonal(a, offset=0, dim1=0, dim2=1):
 
     ``offset`` must be an int: anything else is a ``ValueError``, as in Heat.
     """
-    if isinstance(offset, _builtins.bool) or not isinstance(offset, _numbers.Integral):
-        raise ValueError(f"`offset` of `diagonal` must be an int, got {type(offset).__name__}")
+    if not isinstance(a, _dndarray.DNDarray):
+        raise ValueError(f"`a` of `diagonal` must be a DNDarray, got {type(a).__name__}")
+    _check_offset(offset, "diagonal")
     return _adapt.face(_core.diagonal(a, offset, dim1, dim2))
 
 
+def _check_offset(offset, name: str) -> None:
+    if isinstance(offset, _builtins.bool) or not isinstance(offset, _numbers.Integral):
+        raise ValueError(f"`offset` of `{name}` must be an int, got {type(offset).__name__}")
+
+
 def diag(a, offset=0):
-    """Heat's ``diag``: for input of more than two dimensions, its :func:`diagonal`."""
-    if isinstance(a, _dndarray.DNDarray) and a.ndim > 2:
+    """Heat's ``diag``: for input of more than two dimensions, its :func:`diagonal`.
+
+    A non-int ``offset`` and a 0-d ``a`` are ``ValueError``s, as in Heat.
+    """
+    if not isinstance(a, _dndarray.DNDarray):
+        raise TypeError(f"`a` of `diag` must be a DNDarray, got {type(a).__name__}")
+    _check_offset(offset, "diag")
+    if a.ndim == 0:
+        raise ValueError("`a` of `diag` must have at least one dimension, got a 0-d array")
+    if a.ndim > 2:
         return diagonal(a, offset)
     return _adapt.face(_core.diag(a, offset))
 
@@ -622,6 +636,8 @@ def round(x, decimals=0, out=None, dtype=None):
 
 _funcs["modf"], _funcs["round"] = modf, round
 _funcs["sign"] = _extras.heat_sign(_funcs["sign"])
+for _name in ("split", "hsplit", "vsplit", "dsplit"):
+    _funcs[_name] = _extras.gathered_indices(_funcs[_name], _name)
 _funcs["maximum"] = _extras.same_split_axes(_funcs["maximum"])
 _funcs["minimum"] = _extras.same_split_axes(_funcs["minimum"])
 _funcs["isclose"] = _closeness(_core.isclose, "isclose")

@@ -6,6 +6,8 @@ namespace (:mod:`dndask.heat`) registers them over the generated ones.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
 
@@ -14,7 +16,7 @@ import dndask as _core
 from .. import _comm, _dndarray, _per_rank
 from . import _adapt, types
 
-__all__ = ["floats_only", "heat_sign", "same_split_axes", "spmd_pieces"]
+__all__ = ["floats_only", "gathered_indices", "heat_sign", "same_split_axes", "spmd_pieces"]
 
 
 def heat_sign(promoted_sign):
@@ -113,3 +115,27 @@ def spmd_pieces(obj, is_split, comm):
     else:
         return obj  # the core names what is wrong
     return [local] * size
+
+
+def gathered_indices(fn, name: str):
+    """``fn(x, indices_or_sections, ...)`` warning when the indices are a distributed array.
+
+    Heat warns that a distributed ``indices_or_sections`` is copied to every process;
+    dndask fetches it to the driver, which is the same cost, so the face warns too.
+    """
+
+    def split(x, indices_or_sections, *args, **kwargs):
+        if isinstance(indices_or_sections, _dndarray.DNDarray) and (
+            indices_or_sections.is_distributed()
+        ):
+            warnings.warn(
+                f"`indices_or_sections` of `{name}` is distributed: its values are gathered "
+                "(as Heat copies them to every process)",
+                UserWarning,
+                stacklevel=2,
+            )
+        return fn(x, indices_or_sections, *args, **kwargs)
+
+    split.__name__ = split.__qualname__ = name
+    split.__doc__ = fn.__doc__
+    return split
