@@ -158,7 +158,8 @@ def test_heat_signatures(comm_of):
     assert a.dtype is ht.int32  # Heat's arange of ints
     assert ht.argmax(a).shape == (1,)
     assert a.gshape == (10,) and a.lnbytes == 12 and a.stride() == (1,)
-    assert ht.array([1, 2], ndmin=3).shape == (1, 1, 2)
+    assert ht.array([1, 2], ndmin=3).shape == (2, 1, 1)  # Heat appends axes
+    assert ht.array([1, 2], ndmin=-3).shape == (1, 1, 2)  # and prepends for a negative ndmin
     assert ht.zeros((2, 2), device="cpu", order="F").shape == (2, 2)
     assert round(ht.array(2.26), 1) == 2.3
     assert ht.broadcast_shape((5, 1, 3), (4, 1)) == (5, 4, 3)
@@ -365,3 +366,18 @@ def test_split_warns_for_distributed_indices_and_diag_checks(comm_of):
         ht.diag(torch.ones(3))
     with pytest.raises(ValueError, match=r"`a` of `diagonal` must be a DNDarray, got Tensor"):
         ht.diagonal(torch.ones(3, 3))
+
+
+def test_meshgrid_follows_heat(comm_of):
+    comm = comm_of(3)
+    assert ht.meshgrid() == []
+    (g,) = ht.meshgrid(ht.array(1, comm=comm))
+    assert g.shape == (1,) and g.tolist() == [1]
+    x, y = ht.arange(4, split=0, comm=comm), ht.arange(3, comm=comm)
+    xx, _ = ht.meshgrid(x, y, indexing="ij")
+    np.testing.assert_array_equal(
+        xx.numpy(), np.meshgrid(np.arange(4), np.arange(3), indexing="ij")[0]
+    )
+    assert xx.split == 0
+    with pytest.raises(ValueError, match=r"only one array of `meshgrid` may be distributed"):
+        ht.meshgrid(x, ht.arange(3, split=0, comm=comm))

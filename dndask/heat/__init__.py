@@ -189,8 +189,8 @@ def array(
     ``order="F"`` is accepted and changes nothing: a chunk's memory layout is the worker's.
 
     >>> import dndask.heat as ht
-    >>> ht.array([1, 2], ndmin=3).shape
-    (1, 1, 2)
+    >>> ht.array([1, 2], ndmin=3).shape, ht.array([1, 2], ndmin=-3).shape
+    ((2, 1, 1), (1, 1, 2))
     """
     _adapt.check_device(device)
     _check_order(order)
@@ -201,8 +201,9 @@ def array(
     out = _core.array(
         obj, dtype=_adapt._dtype_arg(dtype), split=split, is_split=is_split, copy=copy, comm=comm
     )
-    while out.ndim < ndmin:
-        out = out.expand_dims(0)
+    # Heat's ndmin: a positive one appends axes of length 1, a negative one prepends them
+    while out.ndim < _builtins.abs(ndmin):
+        out = out.expand_dims(-1 if ndmin > 0 else 0)
     out = _adapt.face(out)
     if copy is not True and out.split is None and isinstance(obj, _torch.Tensor):
         _local.adopt(out, obj)  # Heat: the tensor itself is the local data
@@ -511,6 +512,26 @@ def diag(a, offset=0):
 
 
 _funcs["diag"] = diag
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """Heat's ``meshgrid``: 0-d inputs count as one element (torch's rule).
+
+    >>> import dndask.heat as ht
+    >>> [g.shape for g in ht.meshgrid(ht.array(1), ht.arange(3))]
+    [(3, 1), (3, 1)]
+    """
+    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
+        arrays = tuple(arrays[0])
+    arrays = tuple(
+        a.reshape((1,)) if isinstance(a, _dndarray.DNDarray) and a.ndim == 0 else a for a in arrays
+    )
+    if _builtins.sum(isinstance(a, _dndarray.DNDarray) and a.split is not None for a in arrays) > 1:
+        raise ValueError("only one array of `meshgrid` may be distributed (as in Heat)")
+    return _adapt.face(_core.meshgrid(*arrays, indexing=indexing))
+
+
+_funcs["meshgrid"] = meshgrid
 
 
 def _shape_like(value):
