@@ -107,16 +107,7 @@ def _kwargs(fn: Callable, kwargs: dict) -> dict:
         kwargs["dtype"] = _dtype_arg(kwargs["dtype"])
     if isinstance(kwargs.get("axis"), list):  # Heat takes a list of axes where numpy a tuple
         kwargs["axis"] = tuple(kwargs["axis"])
-    _check_axes(kwargs.get("axis"))
     return kwargs
-
-
-def _check_axes(axis) -> None:
-    """Heat's rule: a tuple of axes holding a non-int is a ValueError (a str axis a TypeError)."""
-    if isinstance(axis, tuple):
-        for v in axis:
-            if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)):
-                raise ValueError(f"`axis` must hold ints, got {v!r}")
 
 
 def wrap(fn: Callable, name: str | None = None) -> Callable:
@@ -133,8 +124,6 @@ def wrap(fn: Callable, name: str | None = None) -> Callable:
     def adapter(*args, **kwargs):
         if axis_second and len(args) > 1 and isinstance(args[1], list):
             args = (args[0], tuple(args[1]), *args[2:])
-        if axis_second and len(args) > 1:
-            _check_axes(args[1])
         if "bessel" in kwargs and "ddof" in _parameters(fn):  # Heat's std/var keyword
             bessel = kwargs.pop("bessel")
             if not isinstance(bessel, builtins.bool):
