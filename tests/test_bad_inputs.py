@@ -960,7 +960,7 @@ CATALOGUE: dict[str, Bad] = {
     "heat-add-inplace-cast": Bad(
         lambda e: hf.asarray(e.i4).add_(1.5),
         TypeError,
-        r"`out` of `add` cannot hold the result",
+        r"in-place `add_` cannot cast float32 to int64 \(Heat's intuitive casting\)",
         ("i4",),
     ),
     "heat-iadd-shape": Bad(
@@ -995,8 +995,8 @@ CATALOGUE: dict[str, Bad] = {
     "heat-order": Bad(
         lambda e: hf.ones((2, 2), order="K"), ValueError, r"`order` must be 'C' or 'F'"
     ),
-    "heat-zeros-like-string": Bad(
-        lambda e: hf.zeros_like("abc"), TypeError, r"`a` of `zeros_like` must be array-like"
+    "heat-zeros-like-object": Bad(
+        lambda e: hf.zeros_like(object()), TypeError, r"`a` of `zeros_like` must be array-like"
     ),
     "heat-repeat-object": Bad(
         lambda e: hf.repeat(object(), 2), TypeError, r"`a` of `repeat` must be array-like"
@@ -1009,6 +1009,61 @@ CATALOGUE: dict[str, Bad] = {
     ),
     "heat-canonical-type": Bad(
         lambda e: hf.types.canonical_heat_type("banana"), TypeError, r"`a_type`"
+    ),
+    "heat-larray-shape": Bad(
+        lambda e: setattr(hf.asarray(e.a), "larray", torch.arange(42)),
+        ValueError,
+        r"`larray` must have shape \(2, 3\) \(any length along split=0\), got \(42,\)",
+    ),
+    "heat-larray-numpy": Bad(
+        lambda e: setattr(hf.asarray(e.a), "larray", np.zeros((2, 3))),
+        TypeError,
+        r"`larray` must be a torch.Tensor, got ndarray",
+    ),
+    "heat-randperm-float": Bad(
+        lambda e: hf.random.randperm(2.5), TypeError, r"`n` must be an int, got float"
+    ),
+    "heat-randperm-negative": Bad(
+        lambda e: hf.random.randperm(-1), ValueError, r"`n` must be non-negative, got -1"
+    ),
+    "heat-permutation-list": Bad(
+        lambda e: hf.random.permutation([1, 2]),
+        TypeError,
+        r"`x` of `permutation` must be an int or a DNDarray, got list",
+    ),
+    "heat-equal-splits": Bad(
+        lambda e: hf.equal(hf.asarray(e.a), hf.asarray(e.a).resplit(1)),
+        ValueError,
+        r"`equal` needs arrays of the same split, got 0 and 1",
+    ),
+    "heat-copysign-inplace-int": Bad(
+        lambda e: hf.asarray(e.a).copysign_(hf.asarray(e.i4)),
+        TypeError,
+        r"operand 1 of `copysign_` must be real floating, got int64",
+        ("a", "i4"),
+    ),
+    "heat-iadd-split": Bad(
+        lambda e: iadd(hf.zeros((4, 3), comm=e.comm), hf.asarray(e.a)),
+        ValueError,
+        r"`out` of `add` must have the result's split 0, got None",
+    ),
+    "heat-cumsum-inplace-axis": Bad(
+        lambda e: hf.asarray(e.a).cumsum_("1"), TypeError, r"`axis` of `cumsum` must be an int"
+    ),
+    "heat-divmod-out-twice": Bad(
+        lambda e: hf.divmod(e.a, e.a, hf.asarray(e.a), out=(hf.asarray(e.a), None)),
+        TypeError,
+        r"`out\[0\]` and `out1` of `divmod` cannot both be given",
+    ),
+    "heat-det-vector": Bad(
+        lambda e: hf.linalg.det(hf.asarray(e.a)[0]),
+        RuntimeError,
+        r"`a` of `det` must be square in its last two axes, got \(3,\)",
+    ),
+    "heat-transpose-float-axis": Bad(
+        lambda e: hf.transpose(hf.asarray(e.a), axes=(0, 1.0)),
+        TypeError,
+        r"`axes` must hold ints, got 1.0",
     ),
     "heat-collect-rank": Bad(
         lambda e: hf.array(e.a).collect_(7), ValueError, r"`target_rank` must be in \[0, 3\)"

@@ -132,7 +132,14 @@ def test_larray_scalars_and_lists(comm_of):
     comm = comm_of(3)
     assert ht.array(5.0, comm=comm).larray.item() == 5.0
     assert ht.sum(ht.arange(4, split=0, comm=comm)).larray.item() == 6
-    assert ht.zeros_like(3).shape == (1,) and ht.ones_like([[1, 2]]).shape == (1, 2)
+    assert ht.zeros_like(3).shape == (1,) and ht.zeros_like(3).dtype is ht.int32
+    # Heat's __factory_like: a.shape, else (len(a),), else (1,); the type of a, of a[0], or float32
+    assert ht.ones_like([[1, 2]]).shape == (1,) and ht.ones_like([[1, 2]]).dtype is ht.float32
+    like = ht.empty_like("abc")
+    assert like.shape == (3,) and like.dtype is ht.float32 and like.split is None
+    assert ht.zeros_like([1, 2, 3]).dtype is ht.int32
+    assert ht.full_like(3, 4).dtype is ht.float32 and ht.full_like(3, 4).tolist() == [4.0]
+    assert ht.full_like(ht.zeros((2, 3), dtype=ht.uint8), 7).dtype is ht.float32
     assert ht.repeat(42, 2).tolist() == [42, 42]
     assert ht.tile(10, (2, 2)).tolist() == [[10, 10], [10, 10]]
     assert ht.trace([[1, 2], [3, 4]]) == 5
@@ -151,7 +158,8 @@ def test_heat_signatures(comm_of):
     assert a.dtype is ht.int32  # Heat's arange of ints
     assert ht.argmax(a).shape == (1,)
     assert a.gshape == (10,) and a.lnbytes == 12 and a.stride() == (1,)
-    assert ht.array([1, 2], ndmin=3).shape == (1, 1, 2)
+    assert ht.array([1, 2], ndmin=3).shape == (2, 1, 1)  # Heat appends axes
+    assert ht.array([1, 2], ndmin=-3).shape == (1, 1, 2)  # and prepends for a negative ndmin
     assert ht.zeros((2, 2), device="cpu", order="F").shape == (2, 2)
     assert round(ht.array(2.26), 1) == 2.3
     assert ht.broadcast_shape((5, 1, 3), (4, 1)) == (5, 4, 3)
@@ -171,3 +179,203 @@ def test_heat_signatures(comm_of):
     assert b.tolist() == np.eye(3).tolist()
     assert isinstance(np.multiply(a, 2), ht.DNDarray)
     assert isinstance(a[1:3], ht.DNDarray) and isinstance(a.sum(), ht.DNDarray)
+
+
+def test_heat_out_rules_and_rounding(comm_of):
+    comm = comm_of(3)
+    x = ht.array([1.5, -2.5, 0.25], comm=comm)
+    frac, whole = ht.empty(3, comm=comm), ht.empty(3, comm=comm)
+    assert ht.modf(x, (frac, whole)) == (frac, whole)
+    assert frac.tolist() == [0.5, -0.5, 0.25] and whole.tolist() == [1.0, -2.0, 0.0]
+    with pytest.raises(ValueError, match=r"`out` of `modf` must be a tuple of two, got 3 items"):
+        ht.modf(x, (frac, whole, whole))
+    with pytest.raises(TypeError, match=r"`out` of `modf` must be a DNDarray, got int"):
+        ht.modf(x, (frac, 2))
+    assert frac.tolist() == [0.5, -0.5, 0.25]  # a refused call wrote nothing
+    assert ht.round(x, dtype=ht.int32).tolist() == [2, -2, 0]  # half to even, as torch
+    with pytest.raises(TypeError, match=r"`dtype` of `round` must be a Heat type"):
+        ht.round(x, dtype=np.int_)
+    with pytest.raises(TypeError, match=r"`out` of `round` must be a DNDarray, got int"):
+        ht.round(x, 1, 1)
+    # Heat's sanitize_out: the buffer must have the result's split
+    a = ht.ones((2, 2), split=0, comm=comm)
+    with pytest.raises(ValueError, match=r"`out` of `div` must have the result's split 0"):
+        ht.div(a, ht.ones((2, 2), comm=comm), out=ht.empty((2, 2), comm=comm))
+    with pytest.raises(ValueError, match=r"`out` of `cumsum` must have the result's split 2"):
+        ht.cumsum(ht.ones((2, 2, 2), split=2, comm=comm), 2, out=ht.empty((2, 2, 2), split=0))
+    with pytest.raises(ValueError, match=r"`out` of `divmod` must be a tuple of two, got 3"):
+        ht.divmod(a, a, out=(1, 2, 3))
+    # Heat's complex sign: x / sqrt(x**2), so +-1 (the real part's sign, else the imaginary's)
+    z = ht.array([[1 - 2j, -0.5 + 1j], [0, 3j]], split=0, comm=comm)
+    assert ht.sign(z).numpy().tolist() == [[1 + 0j, -1 + 0j], [0j, 1 + 0j]]
+    assert z.sign().dtype is ht.complex64
+
+
+def test_array_of_a_tensor_without_copy_shares_it(comm_of):
+    t = torch.tensor([6, 5, 4, 3, 2, 1])
+    c = ht.array(t, copy=False, comm=comm_of(2))
+    assert c.larray is t and c.dtype is ht.int64
+    t[0] = 100  # Heat: the tensor is the array's local data
+    assert c.tolist() == [100, 5, 4, 3, 2, 1]
+    assert ht.array(t, comm=comm_of(2)).tolist()[0] == 100
+
+
+def test_equal_follows_heat(comm_of):
+    comm = comm_of(3)
+    a = ht.array([[1.0, 2.0], [3.0, 4.0]], comm=comm)
+    assert ht.equal(a, a) and not ht.equal(a[1:], a) and not ht.equal(a, 2.0)
+    assert ht.equal(ht.array([2.0], comm=comm), 2) and ht.equal(2, ht.array(2, comm=comm))
+    assert ht.equal(ht.array([[5]], comm=comm), ht.array(5.0, comm=comm))  # one element each
+    assert not ht.equal(ht.ones(2, comm=comm), 1.0) and ht.equal(3, 3.0)
+    with pytest.raises(NotImplementedError, match=r"different comms"):
+        ht.equal(a, ht.array([[1.0, 2.0], [3.0, 4.0]], comm=comm_of(1)))
+    s = ht.array([[1.0, 2.0], [3.0, 4.0]], split=0, comm=comm)
+    with pytest.raises(ValueError, match=r"the same split, got 0 and 1"):
+        ht.equal(s, s.resplit(1))
+    assert ht.equal(s, a) and ht.equal(a, s)
+
+
+def test_randperm_and_permutation_use_torch_generator(comm_of):
+    comm = comm_of(3)
+    state = torch.random.get_rng_state()
+    p = ht.random.randperm(10, split=0, comm=comm)
+    x = ht.arange(16, comm=comm).reshape((4, 4)).resplit(1)
+    q = ht.random.permutation(x)
+    torch.random.set_rng_state(state)
+    assert p.tolist() == torch.randperm(10).tolist() and p.dtype is ht.int64 and p.split == 0
+    np.testing.assert_array_equal(q.numpy(), np.arange(16).reshape(4, 4)[torch.randperm(4)])
+    assert q.split == 1
+    ht.random.set_state(("Batchparallel", 321, 10))
+    assert ht.random.get_state() == ("Batchparallel", 321, 321, 0, 0.0)
+    ht.random.set_state(("Batchparallel", None, 5))
+    assert ht.random.get_state() == ("Batchparallel", None, 5, 0, 0.0)
+    ht.random.seed(1)
+    assert ht.random.get_state()[1] == 1
+
+
+def test_inplace_rules_follow_heat(comm_of):
+    comm = comm_of(3)
+    f = ht.array([[1.0, 2.0], [3.0, 4.0]], comm=comm)
+    i = ht.array([[1, 2], [3, 4]], comm=comm)  # int64
+    assert ht.can_cast(ht.int32, ht.float32) and not ht.can_cast(ht.int64, ht.float32)
+    with pytest.raises(TypeError, match=r"in-place `hypot_` cannot cast int64 to float32"):
+        f.hypot_(i)
+    with pytest.raises(TypeError, match=r"operand 0 of `copysign_` must be real floating"):
+        i.copysign_(f)
+    a = ht.ones(10, comm=comm)
+    with pytest.raises(ValueError, match=r"`out` of `add` must have the result's split 0"):
+        a += ht.ones(10, split=0, comm=comm)
+    assert a.tolist() == [1.0] * 10
+    with pytest.raises(NotImplementedError):
+        f.cumsum_(None)
+    with pytest.raises(ValueError, match=r"`axis` of `cumprod` must be one axis"):
+        f.cumprod_((2, 2))
+    assert f.cumsum_(0).tolist() == [[1.0, 2.0], [4.0, 6.0]]
+    buf = ht.zeros((3, 4), comm=comm)  # a unary out= larger than x: x repeated (Heat)
+    assert ht.sqrt(ht.array([0.0, 1.0, 4.0, 9.0], comm=comm), out=buf) is buf
+    assert buf.tolist() == [[0.0, 1.0, 2.0, 3.0]] * 3
+    assert ht.isclose(2.0, 2.00005) is False and ht.allclose(2, 2.0) is True
+    with pytest.raises(TypeError, match=r"`y` of `allclose` must be a DNDarray or a numeric"):
+        ht.allclose(f, (2, 2))
+
+
+def test_manipulation_adapters(comm_of):
+    comm = comm_of(3)
+    b = ht.zeros((4, 5, 6), split=0, comm=comm)
+    assert b.reshape(ht.array([4, 5, 6], dtype=ht.int, comm=comm)).shape == (4, 5, 6)
+    assert b.reshape(np.asarray([20, 6], dtype=np.int32)).shape == (20, 6)
+    assert ht.arange(20, comm=comm).reshape((4, 5), dtype=ht.int16, new_split=0).dtype is ht.int16
+    with pytest.raises(TypeError, match=r"a shape must hold ints, got float64"):
+        b.reshape(np.asarray([20.0, 6.0]))
+    ones = [ht.ones(4, split=0, comm=comm) for _ in range(3)]
+    out = ht.empty((3, 4), split=0, comm=comm)
+    assert ht.stack(ones, axis=0, out=out) is out and out.tolist() == [[1.0] * 4] * 3
+    a = ht.random.rand(5, 6, 3, split=1, comm=comm)
+    np.testing.assert_array_equal(ht.diag(a).numpy(), np.diagonal(a.numpy()))
+    with pytest.raises(ValueError, match=r"`offset` of `diagonal` must be an int, got NoneType"):
+        ht.diagonal(a, offset=None)
+    with pytest.raises(RuntimeError, match=r"must share one comm"):
+        ht.concatenate([ht.zeros(10, comm=comm), ht.zeros(10, comm=comm_of(1))])
+
+
+def test_inplace_refuses_operands_split_along_different_axes(comm_of):
+    comm = comm_of(3)
+    a = ht.ones(9, comm=comm).reshape((3, 3), new_split=0)
+    with pytest.raises(ValueError, match=r"distributed along different axes"):
+        a += ht.ones(9, comm=comm).reshape((3, 3), new_split=1)
+    b = ht.ones(12, comm=comm).reshape((4, 3), new_split=1)
+    b.hypot_(ht.ones(3, split=0, comm=comm) * 2)  # broadcast: the same axis, allowed
+    np.testing.assert_allclose(b.pow_(2).numpy(), np.full((4, 3), 5.0), rtol=1e-6)
+
+
+def test_one_local_piece_is_every_ranks_piece(comm_of):
+    comm = comm_of(3)
+    local = np.arange(10.0).reshape(2, 5)
+    a = ht.array(local, is_split=0, comm=comm)  # SPMD: every rank passes `local`
+    assert a.shape == (6, 5) and a.split == 0 and a.lshape_map[:, 0].tolist() == [2, 2, 2]
+    np.testing.assert_array_equal(a.numpy(), np.concatenate([local] * 3))
+    t = ht.array(torch.ones(3, 2, dtype=torch.float64), is_split=1, comm=comm)
+    assert t.shape == (3, 6) and t.dtype is ht.float64
+    pieces = [np.full((1, 2), r) for r in range(3)]  # a list of comm.size arrays: per rank
+    assert ht.array(pieces, is_split=0, comm=comm).numpy()[:, 0].tolist() == [0, 1, 2]
+
+
+def test_heat_split_and_axis_checks(comm_of):
+    comm = comm_of(3)
+    v = ht.ones((6, 3), split=0, comm=comm)
+    with pytest.raises(NotImplementedError, match=r"`maximum` of operands distributed along"):
+        ht.maximum(v, ht.ones((6, 3), split=1, comm=comm))
+    assert ht.minimum(v, ht.zeros(3, comm=comm)).tolist() == [[0.0] * 3] * 6
+
+
+def test_linalg_checks_follow_heat(comm_of):
+    comm = comm_of(3)
+    x = ht.arange(9, dtype=ht.float32, comm=comm).reshape((3, 3))
+    assert ht.linalg.det(ht.eye(3, comm=comm)).item() == 1.0
+    assert ht.zeros((2, 3, 4), comm=comm).transpose(axes=(2, 0, 1)).shape == (4, 2, 3)
+    assert ht.transpose(x).tolist() == np.arange(9.0).reshape(3, 3).T.tolist()
+    with pytest.raises(RuntimeError, match=r"`a` of `det` must be square"):
+        ht.linalg.det(ht.array([1.0, 2.0, 3.0], split=0, comm=comm))
+    with pytest.raises(RuntimeError, match=r"`a` of `inv` must be floating, got int32"):
+        ht.linalg.inv(ht.zeros((2, 2), dtype=ht.int, comm=comm))
+    with pytest.raises(ValueError, match=r"`dtype` of `trace` must be a type"):
+        ht.trace(x, dtype="ht.int64")
+    with pytest.raises(TypeError, match=r"`out` of `trace` must be a DNDarray, got list"):
+        ht.trace(x, out=[])
+    with pytest.raises(ValueError, match=r"`axes` must be a tuple of ints, got 1.0"):
+        ht.transpose(x, axes=1.0)
+    with pytest.raises(TypeError, match=r"`axes` must hold ints, got 1.0"):
+        x.transpose(axes=(0, 1.0))
+    with pytest.raises(ValueError, match=r"`axes` must name all 2 axes"):
+        ht.transpose(x, axes=(-1,))
+
+
+def test_split_warns_for_distributed_indices_and_diag_checks(comm_of):
+    comm = comm_of(3)
+    x = ht.arange(24, comm=comm).reshape((4, 6))
+    with pytest.warns(UserWarning, match=r"`indices_or_sections` of `hsplit` is distributed"):
+        parts = ht.hsplit(x, ht.array([2, 4], split=0, comm=comm))
+    assert [p.shape for p in parts] == [(4, 2), (4, 2), (4, 2)]
+    with pytest.raises(ValueError, match=r"`offset` of `diag` must be an int, got str"):
+        ht.diag(ht.arange(3, comm=comm), offset="3")
+    with pytest.raises(ValueError, match=r"`a` of `diag` must have at least one dimension"):
+        ht.diag(ht.array(1.0, comm=comm))
+    with pytest.raises(TypeError, match=r"`a` of `diag` must be a DNDarray, got Tensor"):
+        ht.diag(torch.ones(3))
+    with pytest.raises(ValueError, match=r"`a` of `diagonal` must be a DNDarray, got Tensor"):
+        ht.diagonal(torch.ones(3, 3))
+
+
+def test_meshgrid_follows_heat(comm_of):
+    comm = comm_of(3)
+    assert ht.meshgrid() == []
+    (g,) = ht.meshgrid(ht.array(1, comm=comm))
+    assert g.shape == (1,) and g.tolist() == [1]
+    x, y = ht.arange(4, split=0, comm=comm), ht.arange(3, comm=comm)
+    xx, _ = ht.meshgrid(x, y, indexing="ij")
+    np.testing.assert_array_equal(
+        xx.numpy(), np.meshgrid(np.arange(4), np.arange(3), indexing="ij")[0]
+    )
+    assert xx.split == 0
+    with pytest.raises(ValueError, match=r"only one array of `meshgrid` may be distributed"):
+        ht.meshgrid(x, ht.arange(3, split=0, comm=comm))

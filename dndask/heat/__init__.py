@@ -34,7 +34,7 @@ import numpy as _np
 import dndask as _core
 
 from .. import _dndarray, _ops, _torch, _ufuncs_extra
-from . import _adapt, _optable, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
+from . import _adapt, _extras, _local, _optable, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
 from ._array import DNDarray, install_methods
 from ._optable import rows
 from .types import (  # noqa: F401  (re-exported below through __all__)
@@ -132,10 +132,18 @@ for _core_name, _arity, _torch_fn, _names, _inplace in _ROWS:
 
 
 def equal(x, y) -> _builtins.bool:
-    """Whether ``x`` and ``y`` have the same shape and equal elements (Heat, ``torch.equal``).
+    """Whether ``x`` and ``y`` are equal as one bool (Heat's rule, after ``torch.equal``).
+
+    A one-element array counts as its element: it equals a scalar or another
+    one-element array of the same value; an array of more elements never equals a
+    scalar. Two arrays must have the same shape and equal elements. Arrays on
+    different comms are a ``NotImplementedError`` and different splits (both set)
+    a ``ValueError``, as in Heat.
 
     >>> import dndask.heat as ht
     >>> ht.equal(ht.arange(3), ht.arange(3)), ht.equal(ht.arange(3), ht.arange(4))
+    (True, False)
+    >>> ht.equal(ht.array([2.0]), 2), ht.equal(ht.ones(2), 1.0)
     (True, False)
     """
     for v, what in ((x, "x"), (y, "y")):
@@ -143,12 +151,19 @@ def equal(x, y) -> _builtins.bool:
             raise TypeError(
                 f"`{what}` of `equal` must be a DNDarray or a scalar, got {type(v).__name__}"
             )
-    if not isinstance(x, _dndarray.DNDarray):
-        if not isinstance(y, _dndarray.DNDarray):
-            return _builtins.bool(x == y)
-        x, y = y, x
-    if tuple(x.shape) != tuple(_np.shape(y) if not hasattr(y, "shape") else y.shape):
-        return False  # torch.equal: the same shape, then every element
+    x_arr, y_arr = isinstance(x, _dndarray.DNDarray), isinstance(y, _dndarray.DNDarray)
+    if x_arr and x.size == 1:
+        return equal(x.item(), y)
+    if y_arr and y.size == 1:
+        return equal(x, y.item())
+    if not (x_arr and y_arr):
+        return x_arr == y_arr and _builtins.bool(x == y)  # two scalars, or never equal
+    if x.comm != y.comm:
+        raise NotImplementedError("`equal` of arrays on different comms is not implemented")
+    if x.shape != y.shape:
+        return False
+    if x.split is not None and y.split is not None and x.split != y.split:
+        raise ValueError(f"`equal` needs arrays of the same split, got {x.split} and {y.split}")
     return _builtins.bool(_core.all(_core.equal(x, y)))
 
 
@@ -173,19 +188,25 @@ def array(
     ``order="F"`` is accepted and changes nothing: a chunk's memory layout is the worker's.
 
     >>> import dndask.heat as ht
-    >>> ht.array([1, 2], ndmin=3).shape
-    (1, 1, 2)
+    >>> ht.array([1, 2], ndmin=3).shape, ht.array([1, 2], ndmin=-3).shape
+    ((2, 1, 1), (1, 1, 2))
     """
     _adapt.check_device(device)
     _check_order(order)
     if isinstance(ndmin, _builtins.bool) or not isinstance(ndmin, _numbers.Integral):
         raise TypeError(f"`ndmin` must be an int, got {type(ndmin).__name__}")
+    if is_split is not None:
+        obj = _extras.spmd_pieces(obj, is_split, comm)
     out = _core.array(
         obj, dtype=_adapt._dtype_arg(dtype), split=split, is_split=is_split, copy=copy, comm=comm
     )
-    while out.ndim < ndmin:
-        out = out.expand_dims(0)
-    return _adapt.face(out)
+    # Heat's ndmin: a positive one appends axes of length 1, a negative one prepends them
+    while out.ndim < _builtins.abs(ndmin):
+        out = out.expand_dims(-1 if ndmin > 0 else 0)
+    out = _adapt.face(out)
+    if copy is not True and out.split is None and isinstance(obj, _torch.Tensor):
+        _local.adopt(out, obj)  # Heat: the tensor itself is the local data
+    return out
 
 
 def asarray(obj, dtype=None, copy=None, order: str = "C", is_split=None, device=None):
@@ -218,23 +239,54 @@ def _as_array(a, name: str):
     raise TypeError(f"`a` of `{name}` must be array-like, got {type(a).__name__}")
 
 
-def _like(core_fn, name):
-    def like(a, *args, dtype=None, split=None, device=None, comm=None, order="C", **kwargs):
+def _like_of(a, name: str) -> tuple:
+    """Heat's shape and type of a non-array ``a``: its ``shape``, else ``(len(a),)``, else ``(1,)``.
+
+    The type is ``a.dtype``, the type of ``a``, of ``a[0]``, else float32 (Heat's
+    ``__factory_like``); ``ht.zeros_like("abc")`` has shape ``(3,)``.
+    """
+    kinds = (_numbers.Number, _np.generic, str, list, tuple, _np.ndarray, _torch.Tensor)
+    if not isinstance(a, kinds):
+        raise TypeError(f"`a` of `{name}` must be array-like, got {type(a).__name__}")
+    if hasattr(a, "shape"):
+        shape = tuple(a.shape)
+    else:
+        shape = (len(a),) if isinstance(a, (str, list, tuple)) else (1,)
+    for probe in (lambda: a.dtype, lambda: type(a), lambda: type(a[0])):
+        try:
+            return shape, types.canonical_heat_type(probe())
+        except (AttributeError, TypeError, IndexError):
+            continue
+    return shape, types.float32
+
+
+def _like(core_fn, factory, name, default_dtype=None):
+    def like(a, *args, dtype=default_dtype, split=None, device=None, comm=None, order="C"):
         _adapt.check_device(device)
         _check_order(order)
-        if isinstance(a, (_numbers.Number, _np.generic)):
-            a = array([a])  # Heat: a scalar is like a 1-element array
-        a = _as_array(a, name)
-        kwargs["split"] = "same" if split is None else split
-        return _adapt.face(core_fn(a, *args, dtype=_adapt._dtype_arg(dtype), comm=comm, **kwargs))
+        dtype = _adapt._dtype_arg(dtype)
+        if not isinstance(a, _dndarray.DNDarray):
+            shape, own = _like_of(a, name)
+            dtype = own if dtype is None else dtype
+            return _adapt.face(factory(shape, *args, dtype=dtype, split=split, comm=comm))
+        split = "same" if split is None else split
+        return _adapt.face(core_fn(a, *args, dtype=dtype, split=split, comm=comm))
 
     like.__name__ = like.__qualname__ = name
-    like.__doc__ = f"Heat's ``{name}``: scalars and lists accepted; see :func:`dndask.{name}`."
+    like.__doc__ = (
+        f"Heat's ``{name}``: scalars, strings and sequences accepted (shape ``(len(a),)``, "
+        f"as Heat's); see :func:`dndask.{name}`."
+    )
     return like
 
 
-for _name in ("zeros_like", "ones_like", "empty_like", "full_like"):
-    _funcs[_name] = _like(getattr(_core, _name), _name)
+for _name, _default in (
+    ("zeros_like", None),
+    ("ones_like", None),
+    ("empty_like", None),
+    ("full_like", types.float32),  # Heat's full_like is float32 unless told
+):
+    _funcs[_name] = _like(getattr(_core, _name), getattr(_core, _name[:-5]), _name, _default)
 
 
 def repeat(a, repeats, axis=None) -> DNDarray:
@@ -308,7 +360,14 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """
     if not isinstance(a, _dndarray.DNDarray):
         a = _as_array(a, "trace")
-    result = _core.trace(a, offset, axis1, axis2, dtype=_adapt._dtype_arg(dtype))
+    if dtype is not None:
+        try:
+            dtype = types.canonical_heat_type(_adapt._dtype_arg(dtype))
+        except TypeError:
+            raise ValueError(f"`dtype` of `trace` must be a type, got {dtype!r}") from None
+    if out is not None and not isinstance(out, _dndarray.DNDarray):
+        raise TypeError(f"`out` of `trace` must be a DNDarray, got {type(out).__name__}")
+    result = _core.trace(a, offset, axis1, axis2, dtype=dtype)
     if out is not None:
         return _adapt.face(_ops.into(out, result, "trace"))
     if result.ndim == 0:
@@ -327,8 +386,13 @@ def divmod(x1, x2, out1=None, out2=None, /, out=(None, None), *, where=True):
     >>> q.tolist(), r.tolist()
     ([2, -3], [1, 2])
     """
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise TypeError(f"`out` of `divmod` must be a tuple of two, got {out!r}")
+    if not isinstance(out, tuple):
+        raise TypeError(f"`out` of `divmod` must be a tuple of two, got {type(out).__name__}")
+    if len(out) != 2:
+        raise ValueError(f"`out` of `divmod` must be a tuple of two, got {len(out)} items")
+    for i, (given, item) in enumerate(((out1, out[0]), (out2, out[1]))):
+        if given is not None and item is not None:
+            raise TypeError(f"`out[{i}]` and `out{i + 1}` of `divmod` cannot both be given")
     out1 = out[0] if out1 is None else out1
     out2 = out[1] if out2 is None else out2
     return (
@@ -341,7 +405,14 @@ def _cumulative(core_fn, name):
     def cumulative(a, axis, dtype=None, out=None):
         if axis is None:
             raise NotImplementedError(f"`{name}` along `axis=None` is not supported (as in Heat)")
-        return _adapt.face(core_fn(a, axis, dtype=_adapt._dtype_arg(dtype), out=out))
+        if isinstance(axis, tuple):  # Heat: a tuple is an invalid axis, not a type error
+            raise ValueError(f"`axis` of `{name}` must be one axis, got {axis!r}")
+        if isinstance(axis, _builtins.bool) or not isinstance(axis, _numbers.Integral):
+            raise TypeError(f"`axis` of `{name}` must be an int, got {type(axis).__name__}")
+        result = core_fn(a, axis, dtype=_adapt._dtype_arg(dtype))
+        if out is None:
+            return _adapt.face(result)
+        return _adapt.face(_adapt.into(out, result, name))
 
     cumulative.__name__ = cumulative.__qualname__ = name
     cumulative.__doc__ = f"Heat's ``{name}``: ``axis`` is required; see :func:`dndask.{name}`."
@@ -378,10 +449,12 @@ def _arg_reduction(core_fn, name):
 def _joined(core_fn, name):
     """A join whose operands are first cast to Heat's common type (int32 + float32: float32)."""
 
-    def join(arrays, *args, **kwargs):
+    def join(arrays, *args, out=None, **kwargs):
         if isinstance(arrays, (list, tuple)) and arrays:
             arrays = list(arrays)
             dnds = [a for a in arrays if isinstance(a, _dndarray.DNDarray)]
+            if _builtins.any(a.comm != dnds[0].comm for a in dnds):
+                raise RuntimeError(f"`arrays` of `{name}` must share one comm (as in Heat)")
             if dnds:
                 common = types.result_type(*dnds)
                 arrays = [
@@ -392,7 +465,10 @@ def _joined(core_fn, name):
                 if name == "hstack" and _builtins.any(a.ndim > 1 for a in dnds):
                     # Heat joins a 1-D array to 2-D ones as a column
                     arrays = [_core.expand_dims(a, 1) if a.ndim == 1 else a for a in arrays]
-        return _adapt.face(core_fn(arrays, *args, **kwargs))
+        result = core_fn(arrays, *args, **kwargs)
+        if out is None:
+            return _adapt.face(result)
+        return _adapt.face(_ops.into(out, result, name))  # relaid out into out's split
 
     join.__name__ = join.__qualname__ = name
     join.__doc__ = (
@@ -406,14 +482,71 @@ for _name in ("concatenate", "stack", "vstack", "hstack", "column_stack", "row_s
 
 
 def diagonal(a, offset=0, dim1=0, dim2=1):
-    """Heat's ``diagonal`` (``dim1``/``dim2`` for numpy's ``axis1``/``axis2``)."""
+    """Heat's ``diagonal`` (``dim1``/``dim2`` for numpy's ``axis1``/``axis2``).
+
+    ``offset`` must be an int: anything else is a ``ValueError``, as in Heat.
+    """
+    if not isinstance(a, _dndarray.DNDarray):
+        raise ValueError(f"`a` of `diagonal` must be a DNDarray, got {type(a).__name__}")
+    _check_offset(offset, "diagonal")
     return _adapt.face(_core.diagonal(a, offset, dim1, dim2))
 
 
+def _check_offset(offset, name: str) -> None:
+    if isinstance(offset, _builtins.bool) or not isinstance(offset, _numbers.Integral):
+        raise ValueError(f"`offset` of `{name}` must be an int, got {type(offset).__name__}")
+
+
+def diag(a, offset=0):
+    """Heat's ``diag``: for input of more than two dimensions, its :func:`diagonal`.
+
+    A non-int ``offset`` and a 0-d ``a`` are ``ValueError``s, as in Heat.
+    """
+    if not isinstance(a, _dndarray.DNDarray):
+        raise TypeError(f"`a` of `diag` must be a DNDarray, got {type(a).__name__}")
+    _check_offset(offset, "diag")
+    if a.ndim == 0:
+        raise ValueError("`a` of `diag` must have at least one dimension, got a 0-d array")
+    if a.ndim > 2:
+        return diagonal(a, offset)
+    return _adapt.face(_core.diag(a, offset))
+
+
+_funcs["diag"] = diag
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """Heat's ``meshgrid``: 0-d inputs count as one element (torch's rule).
+
+    >>> import dndask.heat as ht
+    >>> [g.shape for g in ht.meshgrid(ht.array(1), ht.arange(3))]
+    [(3, 1), (3, 1)]
+    """
+    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
+        arrays = tuple(arrays[0])
+    arrays = tuple(
+        a.reshape((1,)) if isinstance(a, _dndarray.DNDarray) and a.ndim == 0 else a for a in arrays
+    )
+    if _builtins.sum(isinstance(a, _dndarray.DNDarray) and a.split is not None for a in arrays) > 1:
+        raise ValueError("only one array of `meshgrid` may be distributed (as in Heat)")
+    return _adapt.face(_core.meshgrid(*arrays, indexing=indexing))
+
+
+_funcs["meshgrid"] = meshgrid
+
+
 def _shape_like(value):
-    """A DNDarray used as a shape or a list of axes (Heat accepts them) as a tuple of ints."""
+    """A DNDarray, array or tensor used as a shape or a list of axes (Heat) as a tuple of ints."""
     if isinstance(value, _dndarray.DNDarray):
-        return tuple(_builtins.int(v) for v in value.numpy().reshape(-1).tolist())
+        value = value.numpy()
+    if isinstance(value, (_np.ndarray, _torch.Tensor)):
+        if (
+            value.dtype.is_floating_point
+            if isinstance(value, _torch.Tensor)
+            else (value.dtype.kind not in "iu")
+        ):
+            raise TypeError(f"a shape must hold ints, got {value.dtype}")
+        return tuple(_builtins.int(v) for v in value.reshape(-1).tolist())
     if isinstance(value, list):
         return tuple(value)
     return value
@@ -424,15 +557,21 @@ def flip(a, axis=None):
     return _adapt.face(_core.flip(a, _shape_like(axis)))
 
 
-def reshape(a, *shape, new_split=None, **kwargs):
-    """Heat's ``reshape``: the shape may be a DNDarray or a list."""
+def reshape(a, *shape, new_split=None, dtype=None, **kwargs):
+    """Heat's ``reshape``: the shape may be a DNDarray, an array or a list.
+
+    ``dtype=`` (which Heat's method accepts and ignores) casts the result.
+    """
     if len(shape) == 1:
         shape = (_shape_like(shape[0]),)
     if "shape" in kwargs:
         shape = (_shape_like(kwargs.pop("shape")),)
     if kwargs:
         raise TypeError(f"`reshape` got unexpected keywords {sorted(kwargs)}")
-    return _adapt.face(_core.reshape(a, *shape, new_split=new_split))
+    result = _core.reshape(a, *shape, new_split=new_split)
+    if dtype is not None:
+        result = result.astype(_adapt._dtype_arg(dtype))
+    return _adapt.face(result)
 
 
 _funcs["diagonal"], _funcs["flip"], _funcs["reshape"] = diagonal, flip, reshape
@@ -440,14 +579,26 @@ _funcs["diagonal"], _funcs["flip"], _funcs["reshape"] = diagonal, flip, reshape
 
 def _closeness(core_fn, name):
     def close(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
-        if not isinstance(x, _dndarray.DNDarray):
-            x = _as_array(x, name)
-        if not isinstance(y, (_dndarray.DNDarray, _numbers.Number, _np.generic)):
-            y = _as_array(y, name)
-        return _adapt.face(core_fn(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
+        operands = []
+        for v, what in ((x, "x"), (y, "y")):
+            if not isinstance(v, _dndarray.DNDarray) and (
+                not _adapt._is_scalar(v) or isinstance(v, _builtins.bool)
+            ):
+                raise TypeError(
+                    f"`{what}` of `{name}` must be a DNDarray or a numeric scalar, "
+                    f"got {type(v).__name__}"
+                )
+            operands.append(v)
+        if not _builtins.any(isinstance(v, _dndarray.DNDarray) for v in operands):
+            operands[0] = array(operands[0])  # two scalars: one bool (Heat)
+            return _builtins.bool(core_fn(*operands, rtol=rtol, atol=atol, equal_nan=equal_nan))
+        return _adapt.face(core_fn(*operands, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
     close.__name__ = close.__qualname__ = name
-    close.__doc__ = f"Heat's ``{name}``: array-likes and scalars accepted; see ``dndask.{name}``."
+    close.__doc__ = (
+        f"Heat's ``{name}``: DNDarrays and numeric scalars (two scalars give a bool); "
+        f"see ``dndask.{name}``."
+    )
     return close
 
 
@@ -480,31 +631,44 @@ def modf(x, out=None):
     frac, whole = _ufuncs_extra.modf(x)
     if out is None:
         return _adapt.face(frac), _adapt.face(whole)
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise TypeError(f"`out` of `modf` must be a tuple of two DNDarrays, got {out!r}")
-    return (
-        _adapt.face(_ops.into(out[0], frac, "modf")),
-        _adapt.face(_ops.into(out[1], whole, "modf")),
-    )
+    if not isinstance(out, tuple):
+        raise TypeError(f"`out` of `modf` must be a tuple of two, got {type(out).__name__}")
+    if len(out) != 2:
+        raise ValueError(f"`out` of `modf` must be a tuple of two, got {len(out)} items")
+    _adapt.check_out(out[0], frac, "modf")  # both checked before either is written
+    _adapt.check_out(out[1], whole, "modf")
+    _adapt.into(out[0], frac, "modf")
+    _adapt.into(out[1], whole, "modf")
+    return out
 
 
 def round(x, decimals=0, out=None, dtype=None):
     """Heat's ``round``: ``dtype=`` casts the result; see :func:`dndask.round`."""
+    if dtype is not None and not (isinstance(dtype, type) and issubclass(dtype, types.datatype)):
+        raise TypeError(f"`dtype` of `round` must be a Heat type, got {dtype!r}")
+    if out is not None and not isinstance(out, _dndarray.DNDarray):
+        raise TypeError(f"`out` of `round` must be a DNDarray, got {type(out).__name__}")
     result = _core.round(x, decimals)
     if dtype is not None:
-        result = result.astype(_adapt._dtype_arg(dtype))
+        result = result.astype(dtype)
     if out is not None:
-        return _adapt.face(_ops.into(out, result, "round"))
+        return _adapt.face(_adapt.into(out, result, "round"))
     return _adapt.face(result)
 
 
 _funcs["modf"], _funcs["round"] = modf, round
+_funcs["sign"] = _extras.heat_sign(_funcs["sign"])
+for _name in ("split", "hsplit", "vsplit", "dsplit"):
+    _funcs[_name] = _extras.gathered_indices(_funcs[_name], _name)
+_funcs["maximum"] = _extras.same_split_axes(_funcs["maximum"])
+_funcs["minimum"] = _extras.same_split_axes(_funcs["minimum"])
 _funcs["isclose"] = _closeness(_core.isclose, "isclose")
 _funcs["allclose"] = _closeness(_core.allclose, "allclose")
 _funcs["broadcast_shape"] = broadcast_shape
 for _name in ("vector_norm", "matrix_norm", "norm"):  # Heat's top-level names
     _funcs[_name] = getattr(linalg, _name)
 _funcs["matmul"] = linalg.matmul
+_funcs["transpose"] = linalg.transpose
 _funcs["argmax"] = _arg_reduction(_core.argmax, "argmax")
 _funcs["argmin"] = _arg_reduction(_core.argmin, "argmin")
 _funcs["divmod"] = divmod
@@ -516,6 +680,7 @@ _funcs["cumprod"] = _funcs["cumproduct"] = _cumulative(_core.cumprod, "cumprod")
 globals().update({name: getattr(types, name) for name in types.__all__})
 globals().update(_funcs)
 install_methods(_funcs, _ROWS)
+DNDarray.copysign_ = _extras.floats_only(DNDarray.copysign_, "copysign_")  # Heat's own check
 
 # Heat's submodule names (ht.factories.array, ht.manipulations.resplit, ...): the face
 # keeps every function in one namespace, and these names point at it

@@ -16,10 +16,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import _dndarray, _elementwise, _factories, _ops, _torch
+from .. import _dndarray, _elementwise, _factories, _manipulation, _ops, _torch
 from . import _optable, types
 
-__all__ = ["check_device", "face", "plain", "promoted", "to_array", "wrap"]
+__all__ = ["check_device", "check_out", "face", "into", "plain", "promoted", "to_array", "wrap"]
 
 
 # set by _array.py: the face's array class
@@ -47,6 +47,32 @@ def check_device(device) -> None:
     if device is None or str(device) in ("cpu", "cpu:0"):
         return
     raise ValueError(f"`device` must be 'cpu' (dndask has only the cpu device), got {device!r}")
+
+
+def into(out, result, name: str):
+    """Heat's ``out=``: the buffer must have the result's split too (Heat's ``sanitize_out``).
+
+    Then the core writes the result into it (shape and cast checked there).
+    """
+    check_out(out, result, name)
+    return _ops.into(out, result, name)
+
+
+def check_out(out, result, name: str) -> None:
+    """Every check of :func:`into`, writing nothing (for functions with several outputs)."""
+    if not isinstance(out, _dndarray.DNDarray):
+        raise TypeError(f"`out` of `{name}` must be a DNDarray, got {type(out).__name__}")
+    if out.shape != result.shape:
+        raise ValueError(f"`out` of `{name}` must have shape {result.shape}, got {out.shape}")
+    if out.split != result.split:
+        raise ValueError(
+            f"`out` of `{name}` must have the result's split {result.split}, got {out.split}"
+        )
+    if not np.can_cast(result.to_dask().dtype, out.to_dask().dtype, "same_kind"):
+        raise TypeError(
+            f"`out` of `{name}` cannot hold the result: cannot cast "
+            f"{result.to_dask().dtype} to {out.to_dask().dtype}"
+        )
 
 
 def _dtype_arg(dtype):
@@ -207,13 +233,34 @@ def promoted(core_fn: Callable, torch_fn: str | Callable | None, name: str, arit
             return face(_masked(core_fn, operands, args[arity:], kwargs, out, where, want, name))
         if dtype is not None:  # Heat's `dtype=` (abs, round, ...): the result's type
             want = np.dtype(types.canonical_heat_type(_dtype_arg(dtype)).dtype)
-        result = core_fn(*operands, *args[arity:], out=out, **kwargs)
-        if out is None and want is not None and np.dtype(result.to_dask().dtype) != want:
+        result = core_fn(*operands, *args[arity:], **kwargs)
+        if want is not None and np.dtype(result.to_dask().dtype) != want:
             result = result.astype(want)
-        return face(result)
+        if out is None:
+            return face(result)
+        if arity == 1:
+            return face(_ops.into(out, _broadcast_into(result, out), name))
+        return face(into(out, result, name))  # in place too (``x.add_(y)``, ``x += y``)
 
     adapter.__name__ = adapter.__qualname__ = name
     return adapter
+
+
+def _broadcast_into(result, out):
+    """Heat's unary ``out=``: a larger buffer gets the result repeated to its shape.
+
+    Heat's local operations write ``x`` broadcast to ``out``'s shape (its split is not
+    checked); a shape that does not broadcast is left to the core's check.
+    """
+    if not isinstance(out, _dndarray.DNDarray) or out.shape == result.shape:
+        return result
+    try:
+        target = np.broadcast_shapes(result.shape, out.shape)
+    except ValueError:
+        return result
+    if tuple(target) != out.shape:
+        return result
+    return _manipulation.broadcast_to(result, out.shape)
 
 
 def _signature(operands, common) -> tuple:

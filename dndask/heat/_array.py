@@ -11,12 +11,16 @@ aliases exist. A core array becomes a face array with :func:`dndask.heat.array`
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import _dndarray
-from . import _adapt, types
+from . import _adapt, _local, types
 from ._optable import OPERATORS
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["DNDarray", "install_methods"]
 
@@ -56,6 +60,30 @@ class DNDarray(_dndarray.DNDarray):
     >>> (x + 1.5).dtype is ht.float32, x.add_(1).tolist()
     (True, [1, 2, 3, 4])
     """
+
+    @property
+    def _array(self):
+        """The dask array, after writing back in-place changes of the live ``larray``."""
+        _local.write_back(self)
+        return self.__dict__["_array"]
+
+    @_array.setter
+    def _array(self, value) -> None:
+        self.__dict__["_array"] = value
+
+    def _set(self, array, split, task_ranks=None) -> DNDarray:
+        _dndarray.DNDarray._set(self, array, split, task_ranks)
+        _local.refresh(self)  # the live ``larray`` gets the new chunk, keeping its identity
+        return self
+
+    @property
+    def larray(self) -> torch.Tensor:
+        """Rank 0's chunk, one live tensor: in-place changes flow both ways (Heat's)."""
+        return _local.fetch(self)
+
+    @larray.setter
+    def larray(self, tensor) -> None:
+        _local.set_local(self, tensor)
 
     @property
     def dtype(self):
@@ -105,13 +133,18 @@ class DNDarray(_dndarray.DNDarray):
 
     @property
     def lloc(self):
-        """Rank 0's chunk, indexable like ``larray`` (read-only here: see heat-differences)."""
+        """Rank 0's chunk, to index and assign (``a.lloc[0, 0] = 1``), as ``larray``."""
         return self.larray
 
     def tolist(self, keepsplit: bool = False) -> list:
-        """The values as nested Python lists (``keepsplit`` is accepted and ignored)."""
+        """The values as nested Python lists; with ``keepsplit`` the local chunk's (Heat's).
+
+        In the driver the local chunk is rank 0's (as ``larray``).
+        """
         if not isinstance(keepsplit, (bool, np.bool_)):
             raise TypeError(f"`keepsplit` must be a bool, got {type(keepsplit).__name__}")
+        if keepsplit and self.is_distributed():
+            return self.larray.tolist()
         return self.numpy().tolist()
 
     def create_lshape_map(self, force_check: bool = False):
@@ -136,12 +169,12 @@ class DNDarray(_dndarray.DNDarray):
         return self.redistribute_(target_map=target)
 
     def cumsum_(self, axis: int) -> DNDarray:
-        """In-place cumulative sum along ``axis``."""
-        return _adapt.face(self.cumsum(axis, out=self))
+        """In-place cumulative sum along ``axis`` (Heat's ``cumsum`` with ``out=self``)."""
+        return _FUNCS["cumsum"](self, axis, out=self)
 
     def cumprod_(self, axis: int) -> DNDarray:
-        """In-place cumulative product along ``axis``."""
-        return _adapt.face(self.cumprod(axis, out=self))
+        """In-place cumulative product along ``axis`` (Heat's ``cumprod`` with ``out=self``)."""
+        return _FUNCS["cumprod"](self, axis, out=self)
 
     cumproduct_ = cumprod_
 
@@ -233,10 +266,35 @@ def _operator(fn, reflected: bool):
     return lambda self, other: fn(self, other)
 
 
-def _inplace(fn):
+def _check_inplace_cast(self, other, name: str) -> None:
+    """Heat's in-place rules: ``other``'s type must cast "intuitively" to the array's, and
+    two distributed operands must be split along the same axis (after broadcasting)."""
+    if not isinstance(other, _dndarray.DNDarray) and not _adapt._is_scalar(other):
+        return  # the function names the wrong operand
+    if (
+        isinstance(other, _dndarray.DNDarray)
+        and self.is_distributed()
+        and other.is_distributed()
+        and other.split + self.ndim - other.ndim != self.split
+    ):
+        raise ValueError(
+            f"in-place `{name}` of operands distributed along different axes "
+            f"(split {self.split} and {other.split}) is not allowed (as in Heat)"
+        )
+    src = types.heat_type_of(other)
+    if not types.can_cast(src, self.dtype):
+        raise TypeError(
+            f"in-place `{name}` cannot cast {src.__name__} to {self.dtype.__name__} "
+            "(Heat's intuitive casting)"
+        )
+
+
+def _inplace(fn, name: str):
     def inplace(self, other):
+        _check_inplace_cast(self, other, name)
         return fn(self, other, out=self)
 
+    inplace.__name__ = inplace.__qualname__ = name
     return inplace
 
 
@@ -255,11 +313,13 @@ METHODS = (
     "nan_to_num",
     "percentile",
     "ptp",
+    "reshape",
     "rot90",
     "skew",
     "tril",
     "triu",
     "trace",
+    "transpose",
 )
 
 
@@ -282,7 +342,7 @@ def install_methods(funcs: dict, table) -> None:
         fn = funcs[fname]
         setattr(DNDarray, f"__{op}__", _operator(fn, False))
         setattr(DNDarray, f"__r{op}__", _operator(fn, True))
-        setattr(DNDarray, f"__i{op}__", _inplace(fn))
+        setattr(DNDarray, f"__i{op}__", _inplace(fn, f"__i{op}__"))
 
 
 def _method_of(fn):
@@ -303,6 +363,7 @@ def _inplace_of(fn, arity: int, name: str):
     else:
 
         def inplace(self, other):
+            _check_inplace_cast(self, other, name)
             return fn(self, other, out=self)
 
     inplace.__name__ = inplace.__qualname__ = name

@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from .. import _dndarray, _elementwise, _random
+from .. import _dndarray, _elementwise, _factories, _random, _torch
 from . import _adapt, types
 
 __all__ = [
@@ -34,12 +34,13 @@ __all__ = [
 ]
 
 _ALGORITHMS = ("Threefry", "Batchparallel")
-_mode = {"algorithm": "Batchparallel"}  # Heat 1.8's default
+_mode = {"algorithm": "Batchparallel", "local_only": False}  # Heat 1.8's default
 
 
 def seed(seed: int | None = None) -> None:
     """Seed the generator (see :func:`dndask.random.seed`)."""
     _random.seed(seed)
+    _mode["local_only"] = False
 
 
 def get_state() -> tuple:
@@ -51,7 +52,7 @@ def get_state() -> tuple:
     """
     _, seed_, counter = _random.get_state()
     third = counter if _mode["algorithm"] == "Threefry" else seed_
-    return (_mode["algorithm"], seed_, third, 0, 0.0)
+    return (_mode["algorithm"], None if _mode["local_only"] else seed_, third, 0, 0.0)
 
 
 def set_state(state: tuple) -> None:
@@ -69,14 +70,16 @@ def set_state(state: tuple) -> None:
         raise ValueError(
             f"`state` algorithm must be 'Threefry' or 'Batchparallel', got {algorithm!r}"
         )
+    local_only = algorithm == "Batchparallel" and seed_ is None
     if algorithm == "Batchparallel":
-        # (seed, local seed): dndask has one global stream, keyed by the seed
+        # (seed, local seed): dndask has one global stream, keyed by the seed (or by
+        # the local seed where the global one is None; get_state reports it so)
         seed_, counter = (counter if seed_ is None else seed_), 0
     for name, value in (("seed", seed_), ("counter", counter)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise ValueError(f"`state` {name} must be an int, got {value!r}")
     _random.set_state((_random.ALGORITHM, int(seed_), int(counter)))
-    _mode["algorithm"] = algorithm
+    _mode["algorithm"], _mode["local_only"] = algorithm, local_only
 
 
 def _shape(args, kwargs, name):
@@ -144,16 +147,37 @@ random_integer = randint
 
 
 def randperm(n, dtype=types.int64, split=None, device=None, comm=None):
-    """A random permutation of ``range(n)``, of any numeric ``dtype`` (Heat)."""
+    """A random permutation of ``range(n)`` drawn from torch's global generator (Heat's).
+
+    As in Heat, ``torch.manual_seed`` (not :func:`seed`) decides it: the driver draws
+    ``torch.randperm(n)``, as Heat's rank 0 does before broadcasting it.
+    """
     _adapt.check_device(device)
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"`n` must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"`n` must be non-negative, got {n}")
     want = types.canonical_heat_type(_adapt._dtype_arg(dtype))
-    if want.dtype.kind in "iu":
-        return _adapt.face(_random.randperm(n, dtype=want, split=split, comm=comm))
-    return _adapt.face(_random.randperm(n, split=split, comm=comm).astype(want))
+    perm = _torch.torch().randperm(int(n), dtype=want.torch_type())
+    return _adapt.face(_factories.array(perm, split=split, comm=comm))
 
 
 def permutation(x, **kwargs):
-    """A permuted copy of ``x`` along axis 0, or a permutation of ``range(x)`` for an int."""
-    device = kwargs.pop("device", None)
-    _adapt.check_device(device)
-    return _adapt.face(_random.permutation(x, **kwargs))
+    """A permuted copy of ``x`` along axis 0, or :func:`randperm` of an int (Heat's).
+
+    The permutation is ``torch.randperm(len(x))`` from torch's global generator, as in
+    Heat; the result keeps ``x``'s split.
+    """
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+        return randperm(x, **kwargs)
+    if not isinstance(x, _dndarray.DNDarray):
+        raise TypeError(
+            f"`x` of `permutation` must be an int or a DNDarray, got {type(x).__name__}"
+        )
+    _adapt.check_device(kwargs.pop("device", None))
+    if kwargs:
+        raise TypeError(f"`permutation` got unexpected keywords {sorted(kwargs)}")
+    if x.ndim == 0:
+        raise ValueError("`x` of `permutation` must have at least one dimension")
+    perm = _torch.torch().randperm(x.shape[0]).numpy()
+    return _adapt.face(x[perm])

@@ -403,11 +403,18 @@ class iinfo:  # noqa: N801
 
 
 def can_cast(from_, to, casting: str = "intuitive") -> builtins.bool:
-    """Whether ``from_`` casts to ``to`` (numpy's rules; Heat's "intuitive" is "same_kind")."""
+    """Whether ``from_`` casts to ``to``: numpy's rules, and Heat's "intuitive" one.
+
+    "intuitive" (the default) is a safe cast or one of Heat's intuitive extras
+    (int16 -> float16, int32 -> float32 / complex64), as :func:`promote_types` uses.
+
+    >>> can_cast(int32, float32), can_cast(int64, float32), can_cast(int64, float32, "same_kind")
+    (True, False, True)
+    """
     if casting not in ("no", "safe", "same_kind", "unsafe", "intuitive", "equiv"):
         raise ValueError(f"`casting` must be one of Heat's casting rules, got {casting!r}")
-    rule = "same_kind" if casting == "intuitive" else casting
     src = from_ if not hasattr(from_, "dtype") or isinstance(from_, _HeatType) else from_.dtype
-    return builtins.bool(
-        np.can_cast(canonical_heat_type(src).dtype, canonical_heat_type(to).dtype, rule)
-    )
+    a, b = canonical_heat_type(src), canonical_heat_type(to)
+    if casting == "intuitive":
+        return _casts_intuitively(a, b)
+    return builtins.bool(np.can_cast(a.dtype, b.dtype, casting))
