@@ -58,6 +58,14 @@ except ImportError:  # a dask that submits graphs as they are
     _LLGExpr = None
 
 try:
+    # Dask's p2p rechunk layer: culled to some of its output chunks, it builds a lone kept
+    # chunk of a partial with ``concatenate3`` instead of the shuffle, so one key gets two
+    # different tasks in two graphs; :func:`whole_layer_keys` keeps such layers whole.
+    from distributed.shuffle._rechunk import P2PRechunkLayer as _P2PRechunkLayer
+except ImportError:  # a distributed without it
+    _P2PRechunkLayer = None
+
+try:
     # With ``array.query-planning`` on, ``da.Array`` is an expression and takes
     # no graph; dask's only way in is this private ``FromGraph`` constructor.
     from dask.array._array_expr._collection import from_graph as _expr_from_graph
@@ -86,6 +94,7 @@ __all__ = [
     "set_worker_restrictions",
     "transitions",
     "unrunnable",
+    "whole_layer_keys",
     "worker_restrictions",
 ]
 
@@ -158,6 +167,43 @@ def install_array_optimizer(optimize) -> bool:
 
 
 # ---------------------------------------------------------------- submission
+def whole_layer_keys(graph: HighLevelGraph, layers: Iterable[str]) -> set:
+    """Every output key of the layers of ``graph`` that must not be culled in part.
+
+    ``layers`` are the layer names of ``graph`` culled (``HighLevelGraph.cull``
+    appends a token to each culled layer's name): a layer counts if it is there.
+
+    Dask's p2p rechunk layer builds a kept output chunk with the shuffle or with
+    ``concatenate3`` depending on how many chunks of its partial are kept, so a
+    graph culled to some of its outputs gives their keys other tasks than the whole
+    layer does; asking for all of them keeps every key's task the same.
+
+    Examples
+    --------
+    >>> g = HighLevelGraph.from_collections("x", {("x", 0): 1}, ())
+    >>> whole_layer_keys(g, ["x"])
+    set()
+    """
+    if _P2PRechunkLayer is None:
+        return set()
+    kept = list(layers)
+    keys: set = set()
+    for name, layer in graph.layers.items():
+        if not isinstance(layer, _P2PRechunkLayer):
+            continue
+        if any(n == name or n.startswith(f"{name}-") for n in kept):
+            full = _P2PRechunkLayer(
+                name=layer.name,
+                token=layer.token,
+                chunks=layer.chunks,
+                chunks_input=layer.chunks_input,
+                name_input=layer.name_input,
+                disk=layer.disk,
+            )
+            keys |= full.get_output_keys()
+    return keys
+
+
 def named_graph(dsk: dict, name: str):
     """``dsk`` as ``Client.get`` submits it, under ``name`` instead of a token of its tasks.
 

@@ -34,6 +34,7 @@ from ._compat import (
     flatten,
     install_array_optimizer,
     named_graph,
+    whole_layer_keys,
 )
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
 from ._xp import cpu, device_of, to_host
@@ -81,6 +82,11 @@ def optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
     task. This is also ``DNDarray.__dask_optimize__``, so ``dask.compute(a)``
     submits the same graph as ``a.compute()``.
 
+    A layer that builds some of its keys differently when culled to part of
+    them (Dask's p2p rechunk makes a lone kept chunk with ``concatenate3``,
+    several with the shuffle) is kept whole (``_compat.whole_layer_keys``),
+    which would otherwise again give one key two tasks.
+
     Examples
     --------
     >>> from dask.highlevelgraph import HighLevelGraph
@@ -89,9 +95,11 @@ def optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
     {('x', 1): 2}
     """
     wanted = set(flatten(keys if isinstance(keys, list) else [keys]))
-    if isinstance(dsk, HighLevelGraph):
-        return dsk.cull(wanted)
-    return cull(dict(dsk), list(wanted))[0]
+    if not isinstance(dsk, HighLevelGraph):
+        return cull(dict(dsk), list(wanted))[0]
+    culled = dsk.cull(wanted)
+    whole = whole_layer_keys(dsk, culled.layers)
+    return dsk.cull(wanted | whole) if not whole <= wanted else culled
 
 
 # The top layer of every dask array a DNDarray has held. A graph that contains one

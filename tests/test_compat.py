@@ -341,3 +341,16 @@ def test_a_lost_worker_event_and_spec_clusters_close_timer(keeps):
                 assert _compat.removed_worker(address, {"action": "remove-worker"}) is None
         finally:
             cluster.close()
+
+
+def test_p2p_rechunk_builds_a_lone_kept_chunk_another_way_so_it_stays_whole():
+    """Pins why ``whole_layer_keys`` exists: culled to one chunk, the p2p layer concatenates."""
+    x = da.ones((6, 8), chunks=((2, 2, 2), (8,)))
+    y = x.rechunk(((6,), (3, 3, 2)), method="p2p")
+    graph, first = y.__dask_graph__(), (y.name, 0, 0)
+    whole = dict(graph)[first]
+    culled = graph.cull({first})
+    alone = dict(culled)[first]
+    assert whole.dependencies != alone.dependencies  # the same key, two different tasks
+    assert _compat.whole_layer_keys(graph, culled.layers) == set(_compat.flatten(y.__dask_keys__()))
+    assert _compat.whole_layer_keys(x.__dask_graph__(), x.__dask_graph__().layers) == set()
