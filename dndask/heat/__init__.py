@@ -204,7 +204,7 @@ def array(
     while out.ndim < _builtins.abs(ndmin):
         out = out.expand_dims(-1 if ndmin > 0 else 0)
     out = _adapt.face(out)
-    if copy is not True and out.split is None and isinstance(obj, _torch.Tensor):
+    if copy is not True and out.split is None and _torch.is_tensor(obj):
         _local.adopt(out, obj)  # Heat: the tensor itself is the local data
     return out
 
@@ -245,8 +245,8 @@ def _like_of(a, name: str) -> tuple:
     The type is ``a.dtype``, the type of ``a``, of ``a[0]``, else float32 (Heat's
     ``__factory_like``); ``ht.zeros_like("abc")`` has shape ``(3,)``.
     """
-    kinds = (_numbers.Number, _np.generic, str, list, tuple, _np.ndarray, _torch.Tensor)
-    if not isinstance(a, kinds):
+    kinds = (_numbers.Number, _np.generic, str, list, tuple, _np.ndarray)
+    if not isinstance(a, kinds) and not _torch.is_tensor(a):
         raise TypeError(f"`a` of `{name}` must be array-like, got {type(a).__name__}")
     if hasattr(a, "shape"):
         shape = tuple(a.shape)
@@ -539,10 +539,10 @@ def _shape_like(value):
     """A DNDarray, array or tensor used as a shape or a list of axes (Heat) as a tuple of ints."""
     if isinstance(value, _dndarray.DNDarray):
         value = value.numpy()
-    if isinstance(value, (_np.ndarray, _torch.Tensor)):
+    if isinstance(value, _np.ndarray) or _torch.is_tensor(value):
         if (
             value.dtype.is_floating_point
-            if isinstance(value, _torch.Tensor)
+            if _torch.is_tensor(value)
             else (value.dtype.kind not in "iu")
         ):
             raise TypeError(f"a shape must hold ints, got {value.dtype}")
