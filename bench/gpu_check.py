@@ -166,8 +166,8 @@ def environment(client: distributed.Client) -> dict:
 def tour(results: dict, comm) -> None:
     """The seed tour's steps on the GPU and on the CPU, values compared after each."""
     ht.random.seed(42)
-    cpu = ht.random.randn(7, 4, 3, split=0, comm=comm).persist()
-    gpu = step(results, "tour/to_gpu", lambda: cpu.gpu().persist())
+    cpu = ht.random.randn(7, 4, 3, split=0, comm=comm).persist(wait=True)
+    gpu = step(results, "tour/to_gpu", lambda: cpu.gpu().persist(wait=True))
     if gpu is None:
         return
     step(
@@ -186,7 +186,7 @@ def tour(results: dict, comm) -> None:
         target[:, 0] = torch.tensor(sorted(counts))
         lengths = log_lengths(comm.client)
         minimum = relayout_bytes(gpu, 0, sorted(counts))
-        g = gpu.redistribute(target_map=target).persist()
+        g = gpu.redistribute(target_map=target).persist(wait=True)
         moved = received_since(comm.client, lengths)
         c = cpu.redistribute(target_map=target)
         same(g.numpy(), c.numpy())
@@ -198,7 +198,7 @@ def tour(results: dict, comm) -> None:
     def resplit(axis):
         def run():
             lengths = log_lengths(comm.client)
-            g = gpu.resplit(axis).persist()
+            g = gpu.resplit(axis).persist(wait=True)
             moved = received_since(comm.client, lengths)
             counts1 = list(g.lshape_map[:, axis].tolist()) if axis is not None else [7]
             minimum = relayout_bytes(gpu, axis, counts1) if axis is not None else None
@@ -239,7 +239,7 @@ def timings(results: dict, comm, gib: float, repeats: int) -> None:
 
         def make(device=device):
             x = ht.random.rand(n, n, split=0, dtype=ht.float32, comm=comm)
-            return x.persist() if device == "cpu" else x.gpu().persist()
+            return x.persist(wait=True) if device == "cpu" else x.gpu().persist(wait=True)
 
         x = step(results, f"time/{device}/make {n}x{n} float32", make)
         if x is None:
@@ -252,7 +252,7 @@ def timings(results: dict, comm, gib: float, repeats: int) -> None:
         step(
             results,
             f"time/{device}/resplit_ 0->1",
-            lambda x=x: timed(lambda: x.resplit(1).persist(), repeats),
+            lambda x=x: timed(lambda: x.resplit(1).persist(wait=True), repeats),
         )
         del x
 

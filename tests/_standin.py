@@ -22,6 +22,7 @@ copied to the device, as CuPy does.
 from __future__ import annotations
 
 import os
+import sys
 
 import dask.array as da
 import numpy as np
@@ -243,3 +244,14 @@ dispatch.nannumel_lookup.register(StrictArray, _nannumel)
 dispatch.empty_lookup.register(StrictArray, standin.empty)
 dispatch.to_numpy_dispatch.register(StrictArray, lambda data, **kwargs: data.get())
 activate()
+
+
+def _import_here(path: str) -> None:
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import _standin  # noqa: F401  (registers the backend in this process)
+
+
+def install(client) -> None:
+    """Register the stand-in on ``client``'s workers too (each imports this file)."""
+    client.run(_import_here, os.path.dirname(os.path.abspath(__file__)))

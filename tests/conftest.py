@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 
+import distributed
 import numpy as np
 import pytest
 import torch
@@ -98,6 +99,12 @@ def stamp_transfers(client) -> None:
 
 
 def holders(client, a: ht.DNDarray) -> list[tuple[str, ...]]:
+    """The workers holding each chunk of the persisted ``a``, once its chunks are computed.
+
+    ``persist()`` returns before the chunks exist (placement is fixed at submission), so
+    the holders are read after waiting for them.
+    """
+    distributed.wait(distributed.futures_of(a.to_dask()))
     who = client.who_has(a.to_dask())
     return [tuple(who[key]) for key in a._chunk_keys()]
 

@@ -22,15 +22,9 @@ from _standin import StrictArray
 DEVICES = ["cpu", "gpu"]
 
 
-def _add_tests_path(path):
-    if path not in sys.path:
-        sys.path.insert(0, path)
-    import _standin  # noqa: F401  (registers the backend on the worker too)
-
-
 @pytest.fixture(scope="module")
 def standin(client):
-    client.run(_add_tests_path, os.path.dirname(__file__))
+    _standin.install(client)  # the workers register it too
     return _standin
 
 

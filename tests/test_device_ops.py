@@ -26,15 +26,9 @@ from _standin import StrictArray
 DEVICES = ["cpu", "gpu"]
 
 
-def _add_tests_path(path):
-    if path not in sys.path:
-        sys.path.insert(0, path)
-    import _standin  # noqa: F401  (registers the backend on the worker too)
-
-
 @pytest.fixture(scope="module")
 def standin(client):
-    client.run(_add_tests_path, os.path.dirname(__file__))
+    _standin.install(client)  # the workers register it too
     return _standin
 
 
@@ -166,7 +160,7 @@ def test_redistribute_resplit_balance_keep_chunks_on_device_and_rank(client, dev
     check(a, values, device)
     a.resplit_(1)
     check(a, values, device)
-    a = a.persist()
+    a = a.persist(wait=True)
     assert holders(client, a) == [(w,) for w in comm.workers]
     a.resplit_(None)
     check(a, values, device)

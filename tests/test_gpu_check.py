@@ -6,11 +6,10 @@ against stand-in chunks, so a step the GPU run would fail on for a dndask reason
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
-import _standin  # noqa: F401  (registers the stand-in in the driver before the cluster starts)
+import _standin  # registers the stand-in in the driver before the cluster starts
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -20,7 +19,7 @@ from bench import gpu_check  # noqa: E402
 
 
 def test_the_gpu_check_passes_every_step_on_the_standin(client, comm_of):
-    client.run(gpu_check._register_standin, os.path.dirname(__file__))
+    _standin.install(client)
     results = gpu_check.run_checks(comm_of(3), gib=0.001, repeats=1)
     failed = {name: r["error"] for name, r in results.items() if not r["ok"]}
     assert failed == {}
