@@ -98,7 +98,10 @@ def test_persist_returns_before_the_work_is_done_with_placement_exact(client, co
     comm = comm_of(3)
     a = ht.arange(9, split=0, comm=comm) * 2
     name = f"held-{uuid.uuid4().hex}"
-    held = from_dask(a.to_dask().map_blocks(_held_until, name, dtype=a.dtype), 0, comm, (a,))
+    meta = np.empty(
+        0, dtype=a.dtype
+    )  # given: dask would call _held_until on a stand-in to infer it
+    held = from_dask(a.to_dask().map_blocks(_held_until, name, meta=meta), 0, comm, (a,))
     p = held.persist()  # would block until the event is set if persist waited
     futures = distributed.futures_of(p)
     assert len(futures) == 3 and all(f.status == "pending" for f in futures)
