@@ -88,17 +88,29 @@ def step(results: dict, name: str, fn: Callable[[], object]) -> object:
 RESULTS_FILE: list[Path | None] = [None]  # where :func:`step` saves the results so far
 
 
-def log_lengths(client: distributed.Client) -> dict[str, int]:
-    """How many incoming transfers each worker has logged so far."""
-    return client.run(lambda dask_worker: len(dask_worker.transfer_incoming_log))
+def log_marks(client: distributed.Client) -> dict[str, int | None]:
+    """Each worker's newest incoming-transfer log entry (its id), to count from later.
+
+    The log is a bounded deque (``distributed.admin.low-level-log-length``), so once it
+    is full its length stays the same: the newest entry marks where to start.
+    """
+
+    def mark(dask_worker):
+        log = dask_worker.transfer_incoming_log
+        return id(log[-1]) if log else None
+
+    return client.run(mark)
 
 
-def received_since(client: distributed.Client, lengths: dict[str, int]) -> int:
-    """Bytes the workers fetched from each other since :func:`log_lengths` gave ``lengths``."""
+def received_since(client: distributed.Client, marks: dict[str, int | None]) -> int:
+    """Bytes the workers fetched from each other after :func:`log_marks` gave ``marks``."""
 
-    def received(dask_worker, lengths=lengths):
+    def received(dask_worker, marks=marks):
         log = list(dask_worker.transfer_incoming_log)
-        return sum(e["total"] for e in log[lengths.get(dask_worker.address, 0) :])
+        ids = [id(e) for e in log]
+        mark = marks.get(dask_worker.address)
+        start = ids.index(mark) + 1 if mark in ids else 0
+        return sum(e["total"] for e in log[start:])
 
     return sum(client.run(received).values())
 
@@ -184,10 +196,10 @@ def tour(results: dict, comm) -> None:
     def redistribute():
         target = cpu.lshape_map
         target[:, 0] = torch.tensor(sorted(counts))
-        lengths = log_lengths(comm.client)
+        marks = log_marks(comm.client)
         minimum = relayout_bytes(gpu, 0, sorted(counts))
         g = gpu.redistribute(target_map=target).persist(wait=True)
-        moved = received_since(comm.client, lengths)
+        moved = received_since(comm.client, marks)
         c = cpu.redistribute(target_map=target)
         same(g.numpy(), c.numpy())
         _check(placed(g))
@@ -197,9 +209,9 @@ def tour(results: dict, comm) -> None:
 
     def resplit(axis):
         def run():
-            lengths = log_lengths(comm.client)
+            marks = log_marks(comm.client)
             g = gpu.resplit(axis).persist(wait=True)
-            moved = received_since(comm.client, lengths)
+            moved = received_since(comm.client, marks)
             counts1 = list(g.lshape_map[:, axis].tolist()) if axis is not None else [7]
             minimum = relayout_bytes(gpu, axis, counts1) if axis is not None else None
             same(g.numpy(), cpu.resplit(axis).numpy())
