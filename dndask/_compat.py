@@ -11,9 +11,9 @@ docs/dask-versions.md says how to raise it.
   and :class:`SliceTask` (a slice that Dask's linear fusion leaves alone, for
   users who compute a DNDarray's dask array through Dask's own optimization;
   dndask itself submits its graphs unfused, see :mod:`dndask._compute`).
-- Optimization: :func:`array_optimizer` and :func:`install_array_optimizer`
-  set dask's ``array_optimize`` option, which ``dask.array.Array.__dask_optimize__``
-  consults (a ``globalmethod``; the key is not documented as public).
+- Optimization: :func:`install_array_optimizer` sets dask's ``array_optimize``
+  option, which ``dask.array.Array.__dask_optimize__`` consults (a
+  ``globalmethod``; the key is not documented as public).
 - Arrays: :func:`new_array` builds a ``dask.array.Array`` from a graph, with
   or without ``array.query-planning``; :func:`concatenate3` and
   :func:`flatten` assemble computed chunks.
@@ -80,7 +80,6 @@ __all__ = [
     "Task",
     "TaskRef",
     "annotate_workers",
-    "array_optimizer",
     "concatenate3",
     "err_task",
     "flatten",
@@ -140,19 +139,6 @@ def flatten(nested) -> Iterator:
 # ``dask.array.Array.__dask_optimize__`` is ``globalmethod(optimize, key=...)``: a
 # function set under this config key replaces dask's array optimization.
 _ARRAY_OPTIMIZE = "array_optimize"
-
-
-def array_optimizer(optimize) -> dask.config.set:
-    """Inside ``with array_optimizer(f):``, dask arrays optimize their graphs with ``f``.
-
-    Examples
-    --------
-    >>> import dask.array as da
-    >>> with array_optimizer(lambda dsk, keys, **kw: dsk):
-    ...     da.Array.__dask_optimize__({"a": 1}, ["a"])
-    {'a': 1}
-    """
-    return dask.config.set({_ARRAY_OPTIMIZE: optimize})
 
 
 def install_array_optimizer(optimize) -> bool:

@@ -156,7 +156,7 @@ def test_array_optimizer_replaces_dask_array_optimization():
         seen.append(list(keys))
         return dsk
 
-    with _compat.array_optimizer(mine):
+    with dask.config.set(array_optimize=mine):  # the key install_array_optimizer sets
         (optimized,) = dask.optimize(x)
     assert seen and dict(optimized.__dask_graph__()).keys() >= before.keys()
     (fused,) = dask.optimize(x)  # outside, dndask's installed hook: a plain graph still fuses
