@@ -281,21 +281,19 @@ def _check_device(a: ht.DNDarray):
     return a.device
 
 
-def _register_standin(tests: str = str(ROOT / "tests")) -> None:
-    if tests not in sys.path:
-        sys.path.insert(0, tests)
-    import _standin  # noqa: F401  (registers itself as the "gpu" backend)
-
-
 def use_standin(client: distributed.Client | None = None) -> None:
     """Register the test stand-in as the "gpu" backend here, and on ``client``'s workers.
 
     Call it once before the cluster starts (the stand-in tells the driver from its
     workers by the pid it leaves in the environment they inherit), then with the client.
     """
-    _register_standin()
+    tests = str(ROOT / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    import _standin  # registers itself as the "gpu" backend here
+
     if client is not None:
-        client.run(_register_standin)
+        _standin.install(client)  # and on the workers
 
 
 def run_checks(comm, *, gib: float, repeats: int) -> dict:
