@@ -125,9 +125,10 @@ def test_compute_of_a_persisted_array_runs_no_task(client, comm_of):
     before = client.run_on_scheduler(_result_names)
     np.testing.assert_array_equal(a.numpy(), np.arange(12) + 1)
     assert "1,  2,  3" in str(a)  # print reads the chunks too
-    assert client.run_on_scheduler(_result_names) == before  # fetched from the futures
+    # the scheduler's transition log is bounded, so old names may drop out: look for new ones
+    assert client.run_on_scheduler(_result_names) - before == set()  # fetched from the futures
     np.testing.assert_array_equal((a + 1).numpy(), np.arange(12) + 2)  # a graph: result tasks
-    assert client.run_on_scheduler(_result_names) > before
+    assert client.run_on_scheduler(_result_names) - before
 
 
 def test_copy_is_independent(comm_of):
