@@ -54,9 +54,14 @@ class _Methods:
         return _per_rank.map_local(self, fn)
 
     # ------------------------------------------------------------ conversions
-    def to_xarray(self, dims=None, coords=None, name=None, attrs=None):
-        """An ``xarray.DataArray`` backed by this array's dask graph (no compute, no copy)."""
-        return _xarray.to_xarray(self, dims=dims, coords=coords, name=name, attrs=attrs)
+    def to_xarray(self, dims=None, coords=None, name=None, attrs=None, device=None):
+        """An ``xarray.DataArray`` backed by this array's dask graph (no compute, no copy).
+
+        ``device`` (``"cpu"``/``"gpu"``) copies the chunks there first, explicitly.
+        """
+        return _xarray.to_xarray(
+            self, dims=dims, coords=coords, name=name, attrs=attrs, device=device
+        )
 
     # --------------------------------------------------------------- indexing
     def __getitem__(self, key) -> DNDarray:

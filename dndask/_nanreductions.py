@@ -69,7 +69,9 @@ def diff(a: DNDarray, n: int = 1, axis: int = -1, prepend=None, append=None) -> 
             shape[ax] = 1
             dtype = np.result_type(a.to_dask().dtype, np.asarray(extra).dtype)
             split = None if a.split == ax else a.split
-            extra = _factories.full(tuple(shape), extra, dtype=dtype, split=split, comm=a.comm)
+            extra = _factories.full(
+                tuple(shape), extra, dtype=dtype, split=split, comm=a.comm, device=a.device
+            )
         parts.append(extra)
     joined = [p for p in (parts[0], a, parts[1]) if p is not None]
     x = concatenate(joined, axis=ax) if len(joined) > 1 else a

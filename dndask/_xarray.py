@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import dask.array as da
 import numpy as np
 
-from . import _comm, _compute, _dndarray, _layout, _per_rank, _torch
+from . import _comm, _compute, _dndarray, _layout, _per_rank, _torch, _xp
 
 if TYPE_CHECKING:
     import torch
@@ -144,19 +144,30 @@ def _layout_of(obj) -> tuple[int | None, _comm.Comm, dict]:
     return _chunk_split(data.chunks, obj.dims, origin.dim), origin.comm, origin.task_ranks
 
 
-def _wrap(obj, axis: int | None, comm: _comm.Comm, task_ranks: dict) -> _dndarray.DNDarray:
-    """A DataArray's data as a DNDarray split along ``axis``, conformed if needed, labelled."""
+def _wrap(
+    obj, axis: int | None, comm: _comm.Comm, task_ranks: dict, device=None
+) -> _dndarray.DNDarray:
+    """A DataArray's data as a DNDarray split along ``axis``, conformed if needed, labelled.
+
+    Dask data keeps its chunk type and in-memory data its device, unless ``device`` names
+    one: then the chunks are copied there explicitly, one task per chunk on its rank.
+    """
     data = obj.data
     if isinstance(data, da.Array):
         out = _dndarray.from_dask(data, axis, comm)
         out._task_ranks.update(task_ranks)
     else:
-        values = np.asarray(data)
+        # in-memory device data (CuPy) is in the driver already: copied to host explicitly,
+        # sent to the ranks, and put back on its device there
+        device = _xp.device_of(data) if device is None else device
+        values = np.asarray(_xp.to_host(data))
         if values.dtype.kind not in "biufc":
             raise TypeError(
                 f"`obj` must hold boolean or numeric data, got {values.dtype} in {obj.name!r}"
             )
         out = _per_rank.scatter(values, axis, comm)
+    if device is not None:
+        out = out._on_device(device)
     out._labels = Labels(out.shape, tuple(obj.dims), obj.coords, obj.name, dict(obj.attrs))
     return out
 
@@ -179,7 +190,7 @@ def _rewrap(obj, a: _dndarray.DNDarray):
 
 
 # ------------------------------------------------------------- conversions
-def to_xarray(a, dims=None, coords=None, name=None, attrs=None):
+def to_xarray(a, dims=None, coords=None, name=None, attrs=None, device=None):
     """An ``xarray.DataArray`` backed by ``a``'s Dask array: no compute, no copy.
 
     The DataArray's chunks are ``a``'s ranks, so ``.dnd.split`` names the
@@ -193,6 +204,10 @@ def to_xarray(a, dims=None, coords=None, name=None, attrs=None):
         Dimension names; ``dim_0, dim_1, ...`` by default (as in xarray).
     coords, name, attrs : optional
         As for ``xarray.DataArray``.
+    device : str or Device, optional
+        ``None`` keeps ``a``'s chunks (CuPy chunks stay on the GPU: computing the
+        DataArray then gives device data); ``"cpu"``/``"gpu"`` copies them there first,
+        explicitly (one task per chunk, on its rank).
 
     Returns
     -------
@@ -212,6 +227,11 @@ def to_xarray(a, dims=None, coords=None, name=None, attrs=None):
         raise TypeError(f"`a` must be a DNDarray, got {type(a).__name__}")
     xr = _xarray("to_xarray")
     labels = labels_of(a)
+    if device is not None:
+        moved = a._on_device(device)  # an unusable device fails here, before any task
+        if moved is not a:
+            moved._labels = a._labels
+        a = moved
     if labels is not None:
         same_dims = dims is None or tuple(_layout.normalize_dims(dims, a.ndim)) == labels.dims
         dims = labels.dims if dims is None else dims
@@ -225,7 +245,7 @@ def to_xarray(a, dims=None, coords=None, name=None, attrs=None):
     return out
 
 
-def _from_dataarray(obj, split, comm) -> _dndarray.DNDarray:
+def _from_dataarray(obj, split, comm, device=None) -> _dndarray.DNDarray:
     axis = _dim_axis(obj, split, "split")
     _, inferred, task_ranks = _layout_of(obj)
     if comm is None:
@@ -233,10 +253,10 @@ def _from_dataarray(obj, split, comm) -> _dndarray.DNDarray:
     else:
         comm = _comm.sanitize_comm(comm)
         task_ranks = task_ranks if comm == inferred else {}
-    return _wrap(obj, axis, comm, task_ranks)
+    return _wrap(obj, axis, comm, task_ranks, device)
 
 
-def from_xarray(obj, split=None, comm=None):
+def from_xarray(obj, split=None, comm=None, device=None):
     """A DNDarray from an ``xarray.DataArray``; a DNDarray-backed Dataset from a ``Dataset``.
 
     ``split`` is a dimension name or an axis (``None``: one chunk on rank 0,
@@ -262,6 +282,10 @@ def from_xarray(obj, split=None, comm=None):
         The dimension to distribute along (a name for a Dataset).
     comm : Comm, optional
         The ranks.
+    device : str or Device, optional
+        ``None`` keeps the data's device (Dask chunks keep their type, in-memory CuPy
+        data goes back to the GPU on the ranks); ``"cpu"``/``"gpu"`` copies the chunks
+        there explicitly, one task per chunk on its rank.
 
     Returns
     -------
@@ -287,12 +311,14 @@ def from_xarray(obj, split=None, comm=None):
     xr = _xarray("from_xarray")
     if comm is not None and not isinstance(comm, _comm.Comm):
         raise TypeError(f"`comm` must be a dndask.Comm, got {type(comm).__name__}")
+    if device is not None:
+        device = _xp.sanitize_device(device)  # an unusable device fails here, before any task
     if isinstance(obj, xr.DataArray):
-        return _from_dataarray(obj, split, comm)
+        return _from_dataarray(obj, split, comm, device)
     if isinstance(obj, xr.Dataset):
         _check_dataset_dim(obj, split, "split")
         arrays = {
-            name: _from_dataarray(var, split if split in var.dims else None, comm)
+            name: _from_dataarray(var, split if split in var.dims else None, comm, device)
             for name, var in obj.data_vars.items()
         }
         return obj.assign({name: _rewrap(obj[name], a) for name, a in arrays.items()})

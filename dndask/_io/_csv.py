@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from .. import _comm, _dndarray, _layout, _per_rank, _types
+from .. import _comm, _dndarray, _layout, _per_rank, _types, _xp
 from .._compat import TaskRef
 from . import _checks, _files, _tasks
 
@@ -97,7 +97,9 @@ def _csv_width(f, sep: str) -> int:
     return width
 
 
-def load_csv(path, split=0, sep=",", header_lines=0, dtype=None, comm=None) -> _dndarray.DNDarray:
+def load_csv(
+    path, split=0, sep=",", header_lines=0, dtype=None, comm=None, device=None
+) -> _dndarray.DNDarray:
     """Load a CSV table as a 2-D array; each rank parses its own part of the file.
 
     The file's body is cut into equal byte ranges, one per rank, and each
@@ -120,6 +122,9 @@ def load_csv(path, split=0, sep=",", header_lines=0, dtype=None, comm=None) -> _
         The values' type; float32 by default, as in Heat.
     comm : Comm, optional
         The ranks; the default comm otherwise.
+    device : str or Device, optional
+        Where the chunks live (``"cpu"``, ``"gpu"``; the default device if None): each
+        rank reads into host memory and copies its chunk to the device on its worker.
 
     Returns
     -------
@@ -143,18 +148,22 @@ def load_csv(path, split=0, sep=",", header_lines=0, dtype=None, comm=None) -> _
     _checks.check_split_type(split, names=False)
     split = _layout.normalize_axis(split, 2, "split")
     dtype = _types.float32 if dtype is None else _types.canonical_dtype(dtype)
+    device = _tasks.load_device(device)
     comm = _comm.sanitize_comm(comm)
     _tasks.on_rank0(comm, _files.check_exists, path)
     pieces = _per_rank.per_rank(
         _csv_rank_rows, path, sep, header_lines, dtype, comm.size, comm=comm
     )
-    out = _per_rank.join_result(pieces, 0, "load_csv").balance_()
+    out = _per_rank.join_result(pieces, 0, "load_csv").balance_()._on_device(device)
     return out if split == 0 else out.resplit_(split)
 
 
 def _csv_text(block, sep: str, header: str | None) -> bytes:
-    """One rank's rows as CSV text (numbers in their shortest round-trip form)."""
-    block = np.asarray(block)
+    """One rank's rows as CSV text (numbers in their shortest round-trip form).
+
+    A device chunk is copied to host explicitly here, on its worker.
+    """
+    block = np.asarray(_xp.to_host(block))
     if block.ndim == 1:
         block = block.reshape(-1, 1)
     if block.dtype.kind == "b":

@@ -56,7 +56,7 @@ def read_hdf5(offsets, lshape, path, dataset, dtype, stamp):
     return np.asarray(block).astype(dtype, copy=False)
 
 
-def load_hdf5(path, dataset, split=0, dtype=None, comm=None) -> _dndarray.DNDarray:
+def load_hdf5(path, dataset, split=0, dtype=None, comm=None, device=None) -> _dndarray.DNDarray:
     """Load an HDF5 dataset; each rank reads only its own slab, on its worker.
 
     The result is lazy and balanced along ``split``: chunk ``r`` is a task
@@ -75,6 +75,9 @@ def load_hdf5(path, dataset, split=0, dtype=None, comm=None) -> _dndarray.DNDarr
         Cast to this type; the file's dtype by default.
     comm : Comm, optional
         The ranks; the default comm otherwise.
+    device : str or Device, optional
+        Where the chunks live (``"cpu"``, ``"gpu"``; the default device if None): each
+        rank reads into host memory and copies its chunk to the device on its worker.
 
     Returns
     -------
@@ -102,13 +105,21 @@ def load_hdf5(path, dataset, split=0, dtype=None, comm=None) -> _dndarray.DNDarr
     _checks.check_split_type(split, names=False)
     out_dtype = None if dtype is None else _types.canonical_dtype(dtype)
     _checks.require("h5py", "load_hdf5")
+    device = _tasks.load_device(device)
     comm = _comm.sanitize_comm(comm)
     shape, file_dtype, stamp = _tasks.on_rank0(comm, _hdf5_meta, path, dataset)
     file_dtype = _checks.check_loadable(file_dtype, f"`dataset` {dataset!r}")
     axis = _checks.split_axis(split, shape, None, f"`dataset` {dataset!r}")
     out_dtype = file_dtype if out_dtype is None else out_dtype
     return _tasks.lazy_load(
-        "load-hdf5", read_hdf5, shape, out_dtype, axis, comm, (path, dataset, out_dtype, stamp)
+        "load-hdf5",
+        read_hdf5,
+        shape,
+        out_dtype,
+        axis,
+        comm,
+        (path, dataset, out_dtype, stamp),
+        device,
     )
 
 

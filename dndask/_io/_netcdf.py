@@ -41,7 +41,7 @@ def _netcdf_meta(path: str, variable: str):
         )
 
 
-def load_netcdf(path, variable, split=0, comm=None) -> _dndarray.DNDarray:
+def load_netcdf(path, variable, split=0, comm=None, device=None) -> _dndarray.DNDarray:
     """Load a netCDF-4 variable; each rank reads only its own slab, on its worker.
 
     ``split`` is an axis or one of the variable's dimension names. Values are
@@ -58,6 +58,9 @@ def load_netcdf(path, variable, split=0, comm=None) -> _dndarray.DNDarray:
         The axis or dimension name to distribute along.
     comm : Comm, optional
         The ranks; the default comm otherwise.
+    device : str or Device, optional
+        Where the chunks live (``"cpu"``, ``"gpu"``; the default device if None): each
+        rank reads into host memory and copies its chunk to the device on its worker.
 
     Returns
     -------
@@ -82,13 +85,21 @@ def load_netcdf(path, variable, split=0, comm=None) -> _dndarray.DNDarray:
     _checks.check_name(variable, "variable")
     _checks.check_split_type(split, names=True)
     _checks.require("h5netcdf", "load_netcdf")
+    device = _tasks.load_device(device)
     comm = _comm.sanitize_comm(comm)
     shape, dtype, dims, dataset, stamp = _tasks.on_rank0(comm, _netcdf_meta, path, variable)
     dtype = _checks.check_loadable(dtype, f"`variable` {variable!r}")
     axis = _checks.split_axis(split, shape, dims, f"`variable` {variable!r}")
     # a netCDF-4 variable is an HDF5 dataset: the ranks read it with h5py
     return _tasks.lazy_load(
-        "load-netcdf", _hdf5.read_hdf5, shape, dtype, axis, comm, (path, dataset, dtype, stamp)
+        "load-netcdf",
+        _hdf5.read_hdf5,
+        shape,
+        dtype,
+        axis,
+        comm,
+        (path, dataset, dtype, stamp),
+        device,
     )
 
 

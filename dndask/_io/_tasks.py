@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _comm, _compute, _dndarray, _factories, _layout
+from .. import _comm, _compute, _dndarray, _factories, _layout, _xp
 from .._compat import Task, TaskRef
 from . import _checks, _files
 
@@ -27,10 +27,29 @@ def on_rank0(comm: _comm.Comm, fn: Callable, *args):
 
 
 # ------------------------------------------------------------------ loading
-def lazy_load(prefix, reader, shape, dtype, split, comm, args) -> _dndarray.DNDarray:
-    """Balanced along ``split``; chunk ``r`` is ``reader(offsets, lshape, *args)`` on rank r."""
+def lazy_load(prefix, reader, shape, dtype, split, comm, args, device=None) -> _dndarray.DNDarray:
+    """Balanced along ``split``; chunk ``r`` is ``reader(offsets, lshape, *args)`` on rank r.
+
+    On a device (``device``, checked by the caller) the task that reads a chunk into host
+    memory copies it to the device, on the chunk's worker (an explicit copy).
+    """
     counts = _layout.balanced_counts(shape[split], comm.size) if split is not None else ()
-    return _factories.from_function(prefix, reader, shape, dtype, split, counts, comm, args)
+    if device is None or device.device_type == "cpu":
+        return _factories.from_function(prefix, reader, shape, dtype, split, counts, comm, args)
+    meta = _xp.meta(dtype, len(shape), device)
+    args = (reader, str(device), *args)
+    return _factories.from_function(
+        prefix, _read_to_device, shape, dtype, split, counts, comm, args, meta
+    )
+
+
+def _read_to_device(offsets, lshape, reader, device: str, *args):
+    return _xp.to_device(reader(offsets, lshape, *args), device)
+
+
+def load_device(device) -> _xp.Device:
+    """The device a load puts its chunks on (``None``: the default device), checked now."""
+    return _xp.sanitize_device(device)
 
 
 def slab(offsets: Sequence[int], lshape: Sequence[int]) -> tuple[slice, ...]:
@@ -115,8 +134,19 @@ def add_writes(
     writes: list[TaskRef] = []
     for rank, key, slices in slabs(array):
         previous = writes[-1] if in_turn and writes else after
-        writes.append(plan.add((name, rank), rank, fn, *args, slices, TaskRef(key), previous))
+        block = TaskRef(key)
+        writes.append(plan.add((name, rank), rank, write_host, fn, *args, slices, block, previous))
     return writes
+
+
+def write_host(fn: Callable, *args):
+    """``fn(*head, slices, block, after)`` with ``block`` copied to host explicitly first.
+
+    Writers (h5py, zarr, numpy's text) read host memory: a device chunk (CuPy) is copied
+    on its own worker, in the write task; a numpy chunk is passed as it is.
+    """
+    *head, slices, block, after = args
+    return fn(*head, slices, _xp.to_host(block), after)
 
 
 def prepare(a, path, mode, caller: str, module: str | None, kind: str = "file") -> tuple[str, str]:

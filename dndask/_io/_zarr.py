@@ -90,7 +90,7 @@ def _read_zarr(offsets, lshape, path, component, dtype, stamp):
     return block.astype(dtype, copy=False)
 
 
-def load_zarr(path, split=0, component=None, comm=None) -> _dndarray.DNDarray:
+def load_zarr(path, split=0, component=None, comm=None, device=None) -> _dndarray.DNDarray:
     """Load a zarr array; each rank reads only its own slab, on its worker.
 
     ``path`` is a zarr store holding one array, or a group whose array
@@ -109,6 +109,9 @@ def load_zarr(path, split=0, component=None, comm=None) -> _dndarray.DNDarray:
         The array's name inside a group store.
     comm : Comm, optional
         The ranks; the default comm otherwise.
+    device : str or Device, optional
+        Where the chunks live (``"cpu"``, ``"gpu"``; the default device if None): each
+        rank reads into host memory and copies its chunk to the device on its worker.
 
     Returns
     -------
@@ -127,13 +130,14 @@ def load_zarr(path, split=0, component=None, comm=None) -> _dndarray.DNDarray:
     _checks.check_name(component, "component", optional=True)
     _checks.check_split_type(split, names=True)
     _checks.require("zarr", "load_zarr")
+    device = _tasks.load_device(device)
     comm = _comm.sanitize_comm(comm)
     shape, dtype, dims, array_path, stamp = _tasks.on_rank0(comm, _zarr_meta, path, component)
     what = "the zarr array" if component is None else f"`component` {component!r}"
     dtype = _checks.check_loadable(dtype, what)
     axis = _checks.split_axis(split, shape, dims, what)
     return _tasks.lazy_load(
-        "load-zarr", _read_zarr, shape, dtype, axis, comm, (path, array_path, dtype, stamp)
+        "load-zarr", _read_zarr, shape, dtype, axis, comm, (path, array_path, dtype, stamp), device
     )
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _comm, _dndarray, _elementwise, _layout
+from .. import _comm, _dndarray, _elementwise, _layout, _xp
 from .._compat import SliceTask, TaskRef, new_array
 from .._graph import block_index, meta_of
 from . import _checks, _exchange, _tasks
@@ -41,32 +41,41 @@ def _int(value, name: str) -> int:
     return int(value)
 
 
-def _in_memory(values: np.ndarray, comm) -> _dndarray.DNDarray:
-    """A driver-side array as a ``split=None`` DNDarray (it is small: needles, elements)."""
-    return _dndarray.from_dask(da.from_array(values, chunks=values.shape), None, comm)
+def _in_memory(values: np.ndarray, comm, device="cpu") -> _dndarray.DNDarray:
+    """A driver-side array as a ``split=None`` DNDarray (it is small: needles, elements).
+
+    It is sent as host memory and copied to ``device`` on its worker (explicitly).
+    """
+    host = _dndarray.from_dask(da.from_array(values, chunks=values.shape), None, comm)
+    return host._on_device(device)
 
 
 def _graph_array(a, name, dsk, hints, chunks, dtype, split, deps):
+    """The tasks ``dsk`` as a DNDarray whose chunks are in ``a``'s namespace (its device)."""
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[d.to_dask() for d in deps])
-    y = new_array(graph, name, chunks, meta_of(dtype, len(chunks)))
+    y = new_array(graph, name, chunks, meta_of(dtype, len(chunks), like=a))
     out = _dndarray.from_dask(y, split, a.comm, parents=tuple(deps))
     out._task_ranks.update(hints)
     return out
 
 
 # ------------------------------------------------------------------ topk
+def _head(x, k: int, axis: int):
+    return x[(slice(None),) * axis + (slice(0, k),)]
+
+
 def _lane_topk(x, k, axis, largest, offset):
-    order = np.take(
-        _tasks.lane_order(x, axis, largest), np.arange(min(k, x.shape[axis])), axis=axis
-    )
-    return np.take_along_axis(x, order, axis), order + offset
+    xp = _xp.namespace_of(x)
+    order = _head(_tasks.lane_order(x, axis, largest), min(k, x.shape[axis]), axis)
+    return xp.take_along_axis(x, order, axis), order + offset
 
 
 def _merge_topk(candidates, k, axis, largest):
-    values = np.concatenate([v for v, _ in candidates], axis=axis)
-    index = np.concatenate([i for _, i in candidates], axis=axis)
-    order = np.take(_tasks.lane_order(values, axis, largest), np.arange(k), axis=axis)
-    return np.take_along_axis(values, order, axis), np.take_along_axis(index, order, axis)
+    xp = _xp.namespace_of(candidates[0][0])
+    values = xp.concatenate([v for v, _ in candidates], axis=axis)
+    index = xp.concatenate([i for _, i in candidates], axis=axis)
+    order = _head(_tasks.lane_order(values, axis, largest), k, axis)
+    return xp.take_along_axis(values, order, axis), xp.take_along_axis(index, order, axis)
 
 
 def topk(a, k, dim=-1, largest=True, sorted=True, out=None):
@@ -160,11 +169,15 @@ def topk(a, k, dim=-1, largest=True, sorted=True, out=None):
 
 # ---------------------------------------------------------- searchsorted
 def _count(haystack, needles, side):
-    return np.searchsorted(haystack, needles, side=side).astype(np.int64)
+    xp = _xp.namespace_of(haystack)
+    return xp.searchsorted(haystack, needles, side=side).astype(np.int64)
 
 
 def _sum(parts):
-    return np.sum(parts, axis=0, dtype=np.int64) if len(parts) > 1 else parts[0]
+    out = parts[0]
+    for part in parts[1:]:
+        out = out + part
+    return out
 
 
 def searchsorted(a, v, side="left", sorter=None):
@@ -206,7 +219,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if sorter is not None:
         a = take(a, sorter)
     if not isinstance(v, _dndarray.DNDarray):
-        v = _in_memory(np.asarray(v), a.comm)
+        v = _in_memory(np.asarray(v), a.comm, a.device)
     if v.dtype.kind == "c":
         raise TypeError(f"`v` of `searchsorted` must not be complex, got {v.dtype}")
     hay = a._chunk_keys()
@@ -228,7 +241,9 @@ def searchsorted(a, v, side="left", sorter=None):
 
 # --------------------------------------------------------------- nonzero
 def _count_nonzero(chunk):
-    return np.array([np.count_nonzero(chunk)], dtype=np.int64)
+    # one count per rank: metadata the driver plans with, copied to host explicitly
+    count = _xp.namespace_of(chunk).count_nonzero(chunk)
+    return np.array([int(_xp.to_host(count))], dtype=np.int64)
 
 
 def _per_rank_counts(a) -> list[int]:
@@ -246,8 +261,9 @@ def _per_rank_counts(a) -> list[int]:
 
 
 def _coordinates(chunk, offset, split):
+    xp = _xp.namespace_of(chunk)
     coords = (
-        np.stack(np.nonzero(chunk)).astype(np.int64) if chunk.ndim else np.empty((0, 0), np.int64)
+        xp.stack(xp.nonzero(chunk)).astype(np.int64) if chunk.ndim else xp.empty((0, 0), np.int64)
     )
     if split is not None and coords.size:
         coords[split] += offset
@@ -284,6 +300,10 @@ def nonzero(a):
         raise ValueError(
             "`a` of `nonzero` must not be 0-d (numpy refuses it); use a 1-element array"
         )
+    if a.device != "cpu" and not (a.split is None or a.split == 0 or a.comm.size == 1):
+        # the flat indices of another split are sorted by the sample sort, whose runs are
+        # host records: the array goes to host explicitly and the indices come back
+        return tuple(out._on_device(a.device) for out in nonzero(a.cpu()))
     counts = _per_rank_counts(a)
     x = a.to_dask()
     name = f"nonzero-{tokenize(x.name)}"
@@ -331,9 +351,12 @@ def where(cond, x=None, y=None, /):
 
 # ------------------------------------------------------------------ isin
 def _isin_any(element, tests, invert, kind):
-    hit = np.zeros(element.shape, dtype=bool)
+    """``isin`` of a chunk in its namespace; host test values are copied there explicitly."""
+    xp = _xp.namespace_of(element)
+    hit = xp.zeros(element.shape, dtype=bool)
+    extra = {} if kind is None else {"kind": kind}
     for t in tests:
-        hit |= np.isin(element, t, kind=kind)
+        hit |= xp.isin(element, xp.asarray(t), **extra)
     return ~hit if invert else hit
 
 
@@ -478,9 +501,13 @@ def _along_local(arr, idx, axis):
     x, i = arr.to_dask(), idx.to_dask()
     name = f"take-along-{tokenize(x.name, i.name, axis)}"
     dsk = {
-        ik: (np.take_along_axis, xk, (i.name, *ik[1:]), axis)
+        ik: (_take_along, xk, (i.name, *ik[1:]), axis)
         for xk, ik in zip(
             arr._chunk_keys(), [(name, *k[1:]) for k in idx._chunk_keys()], strict=True
         )
     }
     return _graph_array(arr, name, dsk, {}, i.chunks, arr.dtype, arr.split, [arr, idx])
+
+
+def _take_along(chunk, indices, axis):
+    return _xp.namespace_of(chunk).take_along_axis(chunk, indices, axis)

@@ -42,10 +42,10 @@ def along_lanes(a: _dndarray.DNDarray, axis: int, fn, dtype) -> _dndarray.DNDarr
 
 
 def _sort_lanes(x: np.ndarray, axis: int, descending: bool, kind) -> np.ndarray:
-    if not descending:
-        xp = _xp.namespace_of(x)  # CuPy's sort is always stable and takes no other kind
+    xp = _xp.namespace_of(x)
+    if not descending:  # CuPy's sort is always stable and takes no other kind
         return xp.sort(x, axis=axis, kind=kind if xp is np else None)
-    return np.take_along_axis(x, _tasks.lane_order(x, axis, True), axis)
+    return xp.take_along_axis(x, _tasks.lane_order(x, axis, True), axis)
 
 
 def _flat_local(a: _dndarray.DNDarray, fn, dtype) -> _dndarray.DNDarray:
@@ -239,17 +239,24 @@ def _partition(a, kth, axis, kind, fn: str, indices: bool):
     kth = _check_kth(kth, length)
     dtype = np.dtype(np.int64) if indices else a.dtype
     if axis is None and a.split is None:
-        lane = np.argpartition if indices else np.partition
-        return _flat_local(a, lambda v: lane(v, kth), dtype)
+        return _flat_local(a, lambda v: _partition_lanes(v, kth, 0, indices), dtype)
     if axis is None or (a.ndim == 1 and a.split == axis and a.comm.size > 1):
+        if a.device != "cpu":  # the exchange's runs are host records (see the module docs)
+            return _through_host(_partition, a, kth, axis, kind, fn, indices)
         out = _partition_flat(a, kth, indices) if a.size else None
         if out is None:  # NaNs (sorted last, as numpy partitions them) or no data: a full sort
             return argsort(a, axis=axis) if indices else sort(a, axis=axis)
         if indices:
             return _exchange.field(out, _tasks.RECORD_KEY, np.int64)
         return out
-    lane = np.argpartition if indices else np.partition
-    return along_lanes(a, axis, lambda x: lane(x, kth, axis=axis), dtype)
+    return along_lanes(a, axis, lambda x: _partition_lanes(x, kth, axis, indices), dtype)
+
+
+def _partition_lanes(x, kth: np.ndarray, axis: int, indices: bool):
+    """numpy's (arg)partition of a chunk's lanes, in the chunk's namespace."""
+    xp = _xp.namespace_of(x)
+    kth = [int(k) for k in kth]  # host ints: no host array reaches a device function
+    return (xp.argpartition if indices else xp.partition)(x, kth, axis=axis)
 
 
 def partition(a, kth, axis=-1, kind="introselect"):

@@ -1,5 +1,7 @@
 """The chunk functions the sorting graphs run on the workers (numpy in, numpy out).
 
+:func:`lane_order` also runs on device chunks, in the chunk's own namespace.
+
 A *run* is one rank's values sorted by ``(value, key)``: a plain array when
 ties need no telling apart (keys implicit, see :mod:`._plan`), or a *record*
 array with fields ``v`` (value) and ``k`` (the int64 key) when the result needs
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from . import _plan
 
 __all__ = [
@@ -112,9 +115,19 @@ def lane_order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
 
     Descending order is numpy's stable ascending order of the reversed lane,
     reversed: values from largest (NaN first) to smallest, ties in index order.
+    ``x`` may be a device chunk: the indices are computed in its namespace.
     """
+    xp = _xp.namespace_of(x)
     if not descending:
-        return np.argsort(x, axis=axis, kind="stable")
+        return stable_argsort(x, axis)
     n = x.shape[axis]
-    flipped = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
-    return np.flip(n - 1 - flipped, axis)
+    flipped = stable_argsort(xp.flip(x, axis), axis)
+    return xp.flip(n - 1 - flipped, axis)
+
+
+def stable_argsort(x, axis: int):
+    """numpy's stable argsort of a chunk in its namespace (CuPy's is always stable, no kind)."""
+    xp = _xp.namespace_of(x)
+    if xp is np:
+        return np.argsort(x, axis=axis, kind="stable")
+    return xp.argsort(x, axis=axis)

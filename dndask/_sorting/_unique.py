@@ -11,6 +11,9 @@ rank sends every destination rank the group numbers of the values it owns.
 
 ``axis=`` (unique subarrays) on a distributed array gathers the array onto
 rank 0's worker (``resplit(None)``) and runs numpy there: it is not distributed.
+
+Device chunks (CuPy) are copied to host explicitly (``a.cpu()``, one task per chunk on
+its rank), and every result is copied back to the device the same way.
 """
 
 from __future__ import annotations
@@ -288,10 +291,14 @@ def unique(
     equal_nan = _checks.check_bool(equal_nan, "equal_nan")
     _checks.check_bool(sorted, "sorted")
     axis = _checks.sort_axis(axis, a)
+    # Device chunks go through host memory explicitly (one task per chunk each way, on its
+    # rank): the sample sort's runs are structured records, which CuPy has no dtype for.
+    host = a.cpu()
     if axis is None:
-        out = _unique_flat(a, *flags, equal_nan)
+        out = _unique_flat(host, *flags, equal_nan)
     else:
-        out = _unique_on_one(a, axis, flags, equal_nan)
+        out = _unique_on_one(host, axis, flags, equal_nan)
+    out = [o._on_device(a.device) for o in out]
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dndarray, _ops
+from .. import _dndarray, _ops, _xp
 
 
 def _edges(bins, name: str) -> np.ndarray:
@@ -24,6 +24,17 @@ def _edges(bins, name: str) -> np.ndarray:
         if not ((d >= 0).all() or (d <= 0).all()):
             raise ValueError(f"`{name}` must be monotonic")
     return edges
+
+
+def _digitize(chunk, edges: np.ndarray, right: bool):
+    """numpy's bin indices of a chunk; the (small) edges are copied into its namespace."""
+    xp = _xp.namespace_of(chunk)
+    return xp.digitize(chunk, xp.asarray(edges), right=right).astype(np.int64)
+
+
+def _bucketize(chunk, edges: np.ndarray, side: str, dtype):
+    xp = _xp.namespace_of(chunk)
+    return xp.searchsorted(xp.asarray(edges), chunk, side=side).astype(dtype)
 
 
 def _check(x, name: str) -> None:
@@ -44,7 +55,7 @@ def digitize(x: _dndarray.DNDarray, bins, right: bool = False) -> _dndarray.DNDa
     edges = _edges(bins, "bins")
 
     def local(v):
-        return v.map_blocks(lambda c: np.digitize(c, edges, right=bool(right)), dtype=np.int64)
+        return v.map_blocks(_digitize, edges, bool(right), dtype=np.int64)
 
     return _ops.elementwise(local, x, name="digitize")
 
@@ -68,8 +79,6 @@ def bucketize(x: _dndarray.DNDarray, boundaries, out_int32: bool = False, right:
     dtype = np.int32 if out_int32 else np.int64
 
     def local(v):
-        return v.map_blocks(
-            lambda c: np.searchsorted(edges, c, side=side).astype(dtype), dtype=dtype
-        )
+        return v.map_blocks(_bucketize, edges, side, dtype, dtype=dtype)
 
     return _ops.elementwise(local, x, name="bucketize")

@@ -83,7 +83,7 @@ def distributed_like(value, like: _dndarray.DNDarray, name: str) -> _dndarray.DN
     split = like.split
     if split is not None and data.shape[split] != like.shape[split]:
         split = None
-    return _factories.array(data, split=split, comm=like.comm)
+    return _factories.array(data, split=split, comm=like.comm, device=like.device)
 
 
 def same_shape_weights(weights, like: _dndarray.DNDarray, fn: str, name: str):

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import numbers
 
-import dask.array as da
 import numpy as np
 
-from .. import _dndarray, _ops, _torch
+from .. import _dndarray, _factories, _ops, _torch, _xp
 from . import _checks, _rows
 
 
 def _local_bincount(length: int):
     def count(x, w=None):
+        xp = _xp.namespace_of(x)
         w = None if w is None else w.astype(np.float64)
-        return np.bincount(x.astype(np.intp), weights=w, minlength=length)
+        return xp.bincount(x.astype(np.intp), weights=w, minlength=length)
 
     return count
 
@@ -80,9 +80,16 @@ def bincount(x, weights=None, minlength=0):
 
 def _local_histc(bins: int, low: float, high: float, dtype: np.dtype):
     def hist(x):
-        torch = _torch.torch()
-        t = torch.from_numpy(np.ascontiguousarray(x.ravel(), dtype=dtype))
-        return torch.histc(t, bins=bins, min=low, max=high).numpy()
+        # a device chunk reaches torch through DLPack (a CUDA tensor for CuPy), and the
+        # histogram is adopted back (or copied there explicitly): nothing goes through host
+        xp = _xp.namespace_of(x)
+        t = _torch.to_torch(xp.ascontiguousarray(x.reshape(-1).astype(dtype)))
+        out = _torch.torch().histc(t, bins=bins, min=low, max=high)
+        device = _xp.device_of(x)
+        if device.device_type == "cpu":
+            return _torch.from_torch(out)
+        adopted = _xp.from_dlpack(out, device)
+        return adopted if adopted is not None else _xp.to_device(_torch.from_torch(out), device)
 
     return hist
 
@@ -200,12 +207,25 @@ def _histogram_range(a: _dndarray.DNDarray, bins, range_):
     return extrema
 
 
-def _local_histogram(bins, range_):
+def _local_histogram(edges: np.ndarray):
+    """Each rank's counts on numpy's global ``edges`` (copied into the chunk's namespace).
+
+    Counting on explicit edges gives numpy's counts for an int ``bins`` too: numpy corrects
+    its equal-width indices to agree with its edges, and a device's own ``linspace`` could
+    differ from numpy's in the last bit.
+    """
+
     def hist(x, w=None):
-        w = None if w is None else w.ravel()
-        return np.histogram(x.ravel(), bins=bins, range=range_, weights=w)[0]
+        xp = _xp.namespace_of(x)
+        w = None if w is None else w.reshape(-1)
+        return xp.histogram(x.reshape(-1), bins=xp.asarray(edges), weights=w)[0]
 
     return hist
+
+
+def _density(counts, widths: np.ndarray):
+    xp = _xp.namespace_of(counts)
+    return counts / xp.asarray(widths) / counts.sum()
 
 
 def histogram(a, bins=10, range=None, weights=None, density=False):
@@ -258,19 +278,21 @@ def histogram(a, bins=10, range=None, weights=None, density=False):
         weights = _checks.same_shape_weights(weights, a, "histogram", "a")
     range_ = _histogram_range(a, bins, range_)
     empty_w = None if weights is None else np.empty(0, dtype=weights.dtype)
-    fn = _local_histogram(bins, range_)
     edges = np.histogram(np.empty(0, dtype=a.dtype), bins=bins, range=range_)[1]
+    fn = _local_histogram(edges)
     dtype = np.asarray(fn(np.empty(0, dtype=a.dtype), empty_w)).dtype
     operands = (a,) if weights is None else (a, weights)
     arrays, split, comm, parents = _ops.align(operands, "histogram")
-    params = (bins, range_)
+    params = (edges.tobytes(), edges.dtype.str)
     rows, task_ranks = _rows.per_rank_rows(
         "histogram", fn, arrays, split, len(edges) - 1, dtype, params
     )
     hist = _rows.summed(rows, task_ranks, dtype, comm, parents)
     if density:
         widths = np.array(np.diff(edges), float)
-        h = hist.to_dask()
-        hist = _dndarray.from_dask(h / widths / h.sum(), None, comm, parents=(hist,))
-    bin_edges = _dndarray.from_dask(da.from_array(edges, chunks=edges.shape), None, comm)
+        h = hist.to_dask().rechunk(-1)
+        meta = _xp.namespace_of(h._meta).empty((0,), dtype=np.float64)
+        h = h.map_blocks(_density, widths, dtype=np.float64, meta=meta)
+        hist = _dndarray.from_dask(h, None, comm, parents=(hist,))
+    bin_edges = _factories.array(edges, comm=comm, device=a.device)  # the edges go to a's device
     return hist, bin_edges

@@ -15,12 +15,11 @@ from __future__ import annotations
 import functools
 import itertools
 
-import dask.array as da
 import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _dndarray, _layout, _torch
+from .. import _dndarray, _factories, _layout, _torch, _xp
 from .._compat import new_array
 from .._graph import meta_of
 from . import _checks, _quantiles, _selection
@@ -34,11 +33,23 @@ def _check_sketch(sketched, sketch_size) -> None:
             raise ValueError(f"`sketch_size` must be in (0, 1], got {sketch_size}")
 
 
-def _reduce_chunk(fn, chunk: np.ndarray, shape: tuple, dtype) -> np.ndarray:
+def _reduce_chunk(fn, chunk, shape: tuple, dtype):
+    xp = _xp.namespace_of(chunk)
     # numpy's median cannot reshape a chunk that is empty along a kept axis
     if 0 in shape:
-        return np.empty(shape, dtype=dtype)
-    return np.asarray(fn(chunk), dtype=dtype)
+        return xp.empty(shape, dtype=dtype)
+    return xp.asarray(fn(chunk), dtype=dtype)
+
+
+def _percentile_of(chunk, q, axis, method, keepdims):
+    """numpy's percentile of a chunk in its own namespace (``q`` copied there if an array)."""
+    xp = _xp.namespace_of(chunk)
+    q = xp.asarray(q) if isinstance(q, np.ndarray) else q
+    return xp.percentile(chunk, q, axis=axis, method=method, keepdims=keepdims)
+
+
+def _median_of(chunk, axis, keepdims):
+    return _xp.namespace_of(chunk).median(chunk, axis=axis, keepdims=keepdims)
 
 
 def _local_reduction(prefix: str, fn, a: _dndarray.DNDarray, axes, keepdims, lead):
@@ -58,7 +69,7 @@ def _local_reduction(prefix: str, fn, a: _dndarray.DNDarray, axes, keepdims, lea
         shape = tuple(c[out[i]] for i, c in enumerate(chunks))
         dsk[(name, *out)] = (_reduce_chunk, fn, (x.name, *idx), shape, dtype)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
-    y = new_array(graph, name, chunks, meta_of(dtype, len(chunks)))
+    y = new_array(graph, name, chunks, meta_of(dtype, len(chunks), like=x))
     split = None
     if a.split is not None and a.split not in axes:
         split = len(lead) + kept.index(a.split)
@@ -88,7 +99,8 @@ def _as_result(values: np.ndarray, a: _dndarray.DNDarray, keepdims: bool, lead):
     values = np.asarray(values)
     if keepdims:
         values = values.reshape(tuple(lead) + (1,) * a.ndim)
-    return _dndarray.from_dask(da.from_array(values, chunks=values.shape), None, a.comm)
+    # the few selected values are in the driver (host): they go to ``a``'s device
+    return _factories.array(values, comm=a.comm, device=a.device)
 
 
 def percentile(
@@ -158,7 +170,9 @@ def percentile(
     _check_reduced(a, axes, "percentile")
     lead = np.shape(values)
     if not _is_global(a, axes):
-        fn = functools.partial(np.percentile, q=values, axis=axes, method=method, keepdims=keepdims)
+        fn = functools.partial(
+            _percentile_of, q=values, axis=axes, method=method, keepdims=keepdims
+        )
         return _along("percentile", fn, a, axes, keepdims, lead)
     previous, following, gamma = _quantiles.plan_quantiles(a.size, fraction, method)
     positions = np.concatenate([np.ravel(previous), np.ravel(following)])
@@ -208,7 +222,7 @@ def median(a, axis=None, keepdims=False, *, sketched=False, sketch_size=None):
     axes = _layout.normalize_axes(axis, a.ndim)
     _check_reduced(a, axes, "median")
     if not _is_global(a, axes):
-        fn = functools.partial(np.median, axis=axes, keepdims=keepdims)
+        fn = functools.partial(_median_of, axis=axes, keepdims=keepdims)
         return _along("median", fn, a, axes, keepdims, ())
     n = a.size
     middle = [n // 2] if n % 2 else [n // 2 - 1, n // 2]

@@ -32,7 +32,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _dndarray
+from .. import _dndarray, _xp
 from .._compat import new_array
 from .._graph import block_index, meta_of
 
@@ -59,14 +59,25 @@ def probe(values: np.ndarray, brackets: list, m: int):
 
     >>> probe(np.array([1.0, 2.0, 2.0, 5.0]), [(None, None), (1.0, 5.0)], 8)[1][1]
     (1, 3, array([2., 2.]))
+
+    ``values`` may be a device chunk: the searches run in its namespace, and only the
+    answer (two counts and at most ``m`` samples per bracket, which the driver's next
+    round is chosen from) is copied to host, explicitly.
     """
-    has_nan = values.size > 0 and values.dtype.kind == "f" and bool(np.isnan(values[-1]))
+    xp = _xp.namespace_of(values)
+    has_nan = values.size > 0 and values.dtype.kind == "f" and bool(xp.isnan(values[-1]))
     answers = []
     for low, high in brackets:
-        lo = 0 if low is None else int(np.searchsorted(values, low, side="right"))
-        hi = values.size if high is None else int(np.searchsorted(values, high, side="left"))
-        answers.append((lo, hi, values[lo + _offsets(hi - lo, m)].copy()))
+        lo = 0 if low is None else _count(xp, values, low, "right")
+        hi = values.size if high is None else _count(xp, values, high, "left")
+        picked = values[xp.asarray(lo + _offsets(hi - lo, m))]
+        answers.append((lo, hi, np.array(_xp.to_host(picked))))  # small: to the driver
     return has_nan, answers
+
+
+def _count(xp, values, bound, side: str) -> int:
+    """How many of the sorted ``values`` are before ``bound`` (``side`` of numpy's search)."""
+    return int(xp.searchsorted(values, xp.asarray(bound, dtype=values.dtype), side=side))
 
 
 def _narrow(samples: list[np.ndarray], counts: list[int], k: int, m: int):
@@ -131,8 +142,8 @@ def select(ranks: list[int], ask, m: int):
     return found, False, stats
 
 
-def _sorted_values(chunk: np.ndarray) -> np.ndarray:
-    return np.sort(chunk, axis=None)
+def _sorted_values(chunk):
+    return _xp.namespace_of(chunk).sort(chunk.reshape(-1))
 
 
 def _sorted_per_rank(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
@@ -147,7 +158,7 @@ def _sorted_per_rank(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
     }
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
     chunks = (tuple(c * inner for c in counts),)
-    y = new_array(graph, name, chunks, meta_of(a.dtype, 1))
+    y = new_array(graph, name, chunks, meta_of(a.dtype, 1, like=x))
     return _dndarray.from_dask(y, 0, a.comm, parents=(a,))
 
 

@@ -10,7 +10,8 @@ Heat 1.8 and numpy differ, it gives Heat's semantics:
 - ``ht.random`` takes Heat's state tuples;
 - arrays are :class:`DNDarray` (a subclass of the core's) with Heat's in-place
   methods (``add_``, ``pow_``, ...), aliases, and ``dtype`` a Heat type;
-- ``device=`` is accepted ("cpu"), and scalars where Heat takes them (``zeros_like(3)``).
+- ``device=`` ("cpu", "gpu", a Device) is forwarded to the core's factories (``ht.use_device``
+  sets the default), and scalars are accepted where Heat takes them (``zeros_like(3)``).
 
 Everything else is the core's function, re-exported with face arrays as results.
 
@@ -94,6 +95,9 @@ _KEEP = {
     "Device",
     "PerRank",
     "cpu",
+    "gpu",
+    "use_device",
+    "get_device",
     "init",
     "shutdown",
     "current_client",
@@ -191,14 +195,20 @@ def array(
     >>> ht.array([1, 2], ndmin=3).shape, ht.array([1, 2], ndmin=-3).shape
     ((2, 1, 1), (1, 1, 2))
     """
-    _adapt.check_device(device)
+    device = _adapt.check_device(device)
     _check_order(order)
     if isinstance(ndmin, _builtins.bool) or not isinstance(ndmin, _numbers.Integral):
         raise TypeError(f"`ndmin` must be an int, got {type(ndmin).__name__}")
     if is_split is not None:
         obj = _extras.spmd_pieces(obj, is_split, comm)
     out = _core.array(
-        obj, dtype=_adapt._dtype_arg(dtype), split=split, is_split=is_split, copy=copy, comm=comm
+        obj,
+        dtype=_adapt._dtype_arg(dtype),
+        split=split,
+        is_split=is_split,
+        copy=copy,
+        comm=comm,
+        device=device,
     )
     # Heat's ndmin: a positive one appends axes of length 1, a negative one prepends them
     while out.ndim < _builtins.abs(ndmin):
@@ -221,9 +231,12 @@ def asarray(obj, dtype=None, copy=None, order: str = "C", is_split=None, device=
     ([1, 2, 3], [1, 2, 3])
     """
     if isinstance(obj, _dndarray.DNDarray) and is_split is None and copy is not True:
-        _adapt.check_device(device)
+        target = _adapt.check_device(device)
         _check_order(order)
-        if dtype is None or types.canonical_heat_type(_adapt._dtype_arg(dtype)) == obj.dtype:
+        same_device = target is None or obj.device == target
+        if same_device and (
+            dtype is None or types.canonical_heat_type(_adapt._dtype_arg(dtype)) == obj.dtype
+        ):
             return _adapt.face(obj)
     return array(obj, dtype=dtype, copy=copy, order=order, is_split=is_split, device=device)
 
@@ -262,15 +275,16 @@ def _like_of(a, name: str) -> tuple:
 
 def _like(core_fn, factory, name, default_dtype=None):
     def like(a, *args, dtype=default_dtype, split=None, device=None, comm=None, order="C"):
-        _adapt.check_device(device)
+        device = _adapt.check_device(device)
         _check_order(order)
         dtype = _adapt._dtype_arg(dtype)
         if not isinstance(a, _dndarray.DNDarray):
             shape, own = _like_of(a, name)
             dtype = own if dtype is None else dtype
-            return _adapt.face(factory(shape, *args, dtype=dtype, split=split, comm=comm))
+            out = factory(shape, *args, dtype=dtype, split=split, comm=comm, device=device)
+            return _adapt.face(out)
         split = "same" if split is None else split
-        return _adapt.face(core_fn(a, *args, dtype=dtype, split=split, comm=comm))
+        return _adapt.face(core_fn(a, *args, dtype=dtype, split=split, comm=comm, device=device))
 
     like.__name__ = like.__qualname__ = name
     like.__doc__ = (
@@ -306,11 +320,11 @@ _funcs["repeat"], _funcs["tile"] = repeat, tile
 
 def _factory(core_fn, name):
     def factory(*args, device=None, order="C", **kwargs):
-        _adapt.check_device(device)
+        device = _adapt.check_device(device)
         _check_order(order)
         if "dtype" in kwargs:
             kwargs["dtype"] = _adapt._dtype_arg(kwargs["dtype"])
-        return _adapt.face(core_fn(*args, **kwargs))
+        return _adapt.face(core_fn(*args, device=device, **kwargs))
 
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = (
@@ -330,11 +344,12 @@ def arange(*args, dtype=None, split=None, device=None, comm=None) -> DNDarray:
     >>> ht.arange(3).dtype is ht.int32, ht.arange(0.0, 1.0, 0.5).dtype is ht.float32
     (True, True)
     """
-    _adapt.check_device(device)
+    device = _adapt.check_device(device)
     if dtype is None:
         ints = _builtins.all(isinstance(v, _numbers.Integral) for v in args)
         dtype = types.int32 if ints else types.float32
-    return _adapt.face(_core.arange(*args, dtype=_adapt._dtype_arg(dtype), split=split, comm=comm))
+    dtype = _adapt._dtype_arg(dtype)
+    return _adapt.face(_core.arange(*args, dtype=dtype, split=split, comm=comm, device=device))
 
 
 _funcs["arange"] = arange
@@ -343,8 +358,9 @@ _funcs["arange"] = arange
 def _build(value, heat_type, device, comm) -> DNDarray:
     """``ht.float32(value)``: a DNDarray of that type (a cast copy of a DNDarray)."""
     if isinstance(value, _dndarray.DNDarray):
-        _adapt.check_device(device)
-        return _adapt.face(value.astype(heat_type))
+        device = _adapt.check_device(device)
+        out = value.astype(heat_type)
+        return _adapt.face(out if device is None else out._on_device(device))
     return array(value, dtype=heat_type, device=device, comm=comm)
 
 

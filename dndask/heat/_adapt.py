@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import _dndarray, _elementwise, _factories, _manipulation, _ops, _torch
+from .. import _dndarray, _elementwise, _factories, _manipulation, _ops, _torch, _xp
 from . import _optable, types
 
 __all__ = ["check_device", "check_out", "face", "into", "plain", "promoted", "to_array", "wrap"]
@@ -42,11 +42,24 @@ def face(value):
     return value
 
 
-def check_device(device) -> None:
-    """Heat's ``device=``: dndask has only the CPU."""
-    if device is None or str(device) in ("cpu", "cpu:0"):
-        return
-    raise ValueError(f"`device` must be 'cpu' (dndask has only the cpu device), got {device!r}")
+def check_device(device):
+    """Heat's ``device=`` as a :class:`dndask.Device` to forward (``None``: the default device).
+
+    ``"cpu"``, ``"gpu"``, ``"gpu:<n>"`` or a Device; ValueError for another value, and
+    RuntimeError (now, before any task) for a device that cannot be used here.
+
+    >>> check_device("cpu")
+    device(cpu:0)
+    """
+    return None if device is None else _xp.sanitize_device(device)
+
+
+def check_no_device(device, name: str) -> None:
+    """``device=`` of a function that makes no new chunks: only the CPU or None."""
+    if device is not None and check_device(device).device_type != "cpu":
+        raise ValueError(
+            f"`device` of `{name}` must be None or 'cpu' (move arrays with .gpu()), got {device!r}"
+        )
 
 
 def into(out, result, name: str):
@@ -101,7 +114,7 @@ def _positional(fn: Callable) -> tuple:
 
 def _kwargs(fn: Callable, kwargs: dict) -> dict:
     if "device" in kwargs and "device" not in _parameters(fn):
-        check_device(kwargs.pop("device"))
+        check_no_device(kwargs.pop("device"), getattr(fn, "__name__", "function"))
     if "dtype" in kwargs:
         kwargs["dtype"] = _dtype_arg(kwargs["dtype"])
     if isinstance(kwargs.get("axis"), list):  # Heat takes a list of axes where numpy a tuple

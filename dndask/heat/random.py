@@ -88,24 +88,24 @@ def _shape(args, kwargs, name):
 
 def rand(*d, dtype=types.float32, split=None, device=None, comm=None):
     """Uniform samples in [0, 1) of shape ``d``; one Python float without ``d`` (Heat)."""
-    _adapt.check_device(device)
-    out = _random.rand(*(d or (1,)), dtype=dtype, split=split, comm=comm)
+    device = _adapt.check_device(device)
+    out = _random.rand(*(d or (1,)), dtype=dtype, split=split, comm=comm, device=device)
     return out.item() if not d else _adapt.face(out)
 
 
 def randn(*d, dtype=types.float32, split=None, device=None, comm=None):
     """Standard normal samples of shape ``d``; one Python float without ``d`` (Heat)."""
-    _adapt.check_device(device)
-    out = _random.randn(*(d or (1,)), dtype=dtype, split=split, comm=comm)
+    device = _adapt.check_device(device)
+    out = _random.randn(*(d or (1,)), dtype=dtype, split=split, comm=comm, device=device)
     return out.item() if not d else _adapt.face(out)
 
 
 def standard_normal(shape=None, dtype=types.float32, split=None, device=None, comm=None):
     """Standard normal samples of ``shape`` (Heat's keyword order)."""
-    _adapt.check_device(device)
+    device = _adapt.check_device(device)
     shape = (1,) if shape is None else shape
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-    return _adapt.face(_random.randn(*shape, dtype=dtype, split=split, comm=comm))
+    return _adapt.face(_random.randn(*shape, dtype=dtype, split=split, comm=comm, device=device))
 
 
 def normal(mean=0.0, std=1.0, shape=None, dtype=types.float32, split=None, device=None, comm=None):
@@ -114,22 +114,26 @@ def normal(mean=0.0, std=1.0, shape=None, dtype=types.float32, split=None, devic
     With arrays the samples are ``mean + std * randn(shape)`` (``shape`` defaults to
     the broadcast shape of ``mean`` and ``std``).
     """
-    _adapt.check_device(device)
+    device = _adapt.check_device(device)
     arrays = [v for v in (mean, std) if isinstance(v, _dndarray.DNDarray)]
     if arrays:
         if shape is None:
             shape = np.broadcast_shapes(*(v.shape for v in arrays))
-        base = _random.randn(*shape, dtype=dtype, split=split, comm=comm or arrays[0].comm)
+        base = _random.randn(
+            *shape, dtype=dtype, split=split, comm=comm or arrays[0].comm, device=device
+        )
         return _adapt.face(_elementwise.add(_elementwise.multiply(base, std), mean))
     shape = (1,) if shape is None else shape
-    return _adapt.face(_random.normal(mean, std, shape, dtype=dtype, split=split, comm=comm))
+    return _adapt.face(
+        _random.normal(mean, std, shape, dtype=dtype, split=split, comm=comm, device=device)
+    )
 
 
 def random(shape=None, dtype=types.float32, split=None, device=None, comm=None):
     """Uniform samples in [0, 1) of ``shape`` (Heat's defaults: float32, shape ``(1,)``)."""
-    _adapt.check_device(device)
+    device = _adapt.check_device(device)
     shape = (1,) if shape is None else shape
-    return _adapt.face(_random.random(shape, dtype=dtype, split=split, comm=comm))
+    return _adapt.face(_random.random(shape, dtype=dtype, split=split, comm=comm, device=device))
 
 
 random_sample = ranf = sample = random
@@ -137,10 +141,12 @@ random_sample = ranf = sample = random
 
 def randint(low, high=None, size=None, dtype=types.int32, split=None, device=None, comm=None):
     """Integers in [low, high) of shape ``size`` (Heat's default type is int32)."""
-    _adapt.check_device(device)
+    device = _adapt.check_device(device)
     size = () if size is None else size
     dtype = _adapt._dtype_arg(dtype)
-    return _adapt.face(_random.randint(low, high, size, dtype=dtype, split=split, comm=comm))
+    return _adapt.face(
+        _random.randint(low, high, size, dtype=dtype, split=split, comm=comm, device=device)
+    )
 
 
 random_integer = randint
@@ -152,14 +158,14 @@ def randperm(n, dtype=types.int64, split=None, device=None, comm=None):
     As in Heat, ``torch.manual_seed`` (not :func:`seed`) decides it: the driver draws
     ``torch.randperm(n)``, as Heat's rank 0 does before broadcasting it.
     """
-    _adapt.check_device(device)
+    device = _adapt.check_device(device)
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"`n` must be an int, got {type(n).__name__}")
     if n < 0:
         raise ValueError(f"`n` must be non-negative, got {n}")
     want = types.canonical_heat_type(_adapt._dtype_arg(dtype))
     perm = _torch.torch().randperm(int(n), dtype=want.torch_type())
-    return _adapt.face(_factories.array(perm, split=split, comm=comm))
+    return _adapt.face(_factories.array(perm, split=split, comm=comm, device=device))
 
 
 def permutation(x, **kwargs):
@@ -174,10 +180,11 @@ def permutation(x, **kwargs):
         raise TypeError(
             f"`x` of `permutation` must be an int or a DNDarray, got {type(x).__name__}"
         )
-    _adapt.check_device(kwargs.pop("device", None))
+    device = _adapt.check_device(kwargs.pop("device", None))
     if kwargs:
         raise TypeError(f"`permutation` got unexpected keywords {sorted(kwargs)}")
     if x.ndim == 0:
         raise ValueError("`x` of `permutation` must have at least one dimension")
     perm = _torch.torch().randperm(x.shape[0]).numpy()
-    return _adapt.face(x[perm])
+    out = x[perm]
+    return _adapt.face(out if device is None else out._on_device(device))
