@@ -297,3 +297,18 @@ def test_heat_face_forwards_device(standin, comm_of):
         hht.zeros((2,), device="tpu")
     with pytest.raises(ValueError, match=r"`device` of `sum` must be None or 'cpu'"):
         hht.sum(c, device="gpu")
+
+
+def test_operands_on_two_devices_raise_before_any_task(standin, comm_of):
+    c = ht.array(np.sort(floats((9,))), split=0, comm=comm_of(3))
+    g = ht.array(floats((4,)), split=0, comm=comm_of(3), device="gpu")
+    with pytest.raises(ValueError, match=r"operands of `searchsorted` must be on one device"):
+        ht.searchsorted(c, g)
+    with pytest.raises(ValueError, match=r"operands of `isin` must be on one device"):
+        ht.isin(g, c)
+    i = ht.array(ints((7, 4), high=4), split=0, comm=comm_of(3), device="gpu")
+    with pytest.raises(ValueError, match=r"operands of `take_along_axis` must be on one device"):
+        ht.take_along_axis(ht.array(floats(), split=0, comm=comm_of(3)), i, axis=1)
+    # a host list of test values or needles goes to the array's device
+    same(ht.isin([1.0, 2.0], c), ht.isin([1.0, 2.0], c.gpu()))
+    same(ht.searchsorted(c, [0.0, 1.0]), ht.searchsorted(c.gpu(), [0.0, 1.0]))

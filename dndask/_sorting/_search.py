@@ -27,7 +27,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _comm, _dndarray, _elementwise, _layout, _xp
+from .. import _comm, _dndarray, _elementwise, _layout, _ops, _xp
 from .._compat import SliceTask, TaskRef, new_array
 from .._graph import block_index, meta_of
 from . import _checks, _exchange, _tasks
@@ -220,6 +220,7 @@ def searchsorted(a, v, side="left", sorter=None):
         a = take(a, sorter)
     if not isinstance(v, _dndarray.DNDarray):
         v = _in_memory(np.asarray(v), a.comm, a.device)
+    _ops.check_one_device([a, v], "searchsorted")
     if v.dtype.kind == "c":
         raise TypeError(f"`v` of `searchsorted` must not be complex, got {v.dtype}")
     hay = a._chunk_keys()
@@ -375,13 +376,15 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     """
     if not isinstance(element, _dndarray.DNDarray):
         like = test_elements if isinstance(test_elements, _dndarray.DNDarray) else None
-        element = _in_memory(np.asarray(element), _comm.get_comm() if like is None else like.comm)
+        comm = _comm.get_comm() if like is None else like.comm
+        element = _in_memory(np.asarray(element), comm, None if like is None else like.device)
     _checks.check_bool(assume_unique, "assume_unique")
     invert = _checks.check_bool(invert, "invert")
     if kind not in (None, "sort", "table"):
         raise ValueError(f"`kind` must be None, 'sort' or 'table', got {kind!r}")
     x = element.to_dask()
     if isinstance(test_elements, _dndarray.DNDarray):
+        _ops.check_one_device([element, test_elements], "isin")
         tests = test_elements
         test_keys = [k for k, c in zip(tests._chunk_keys(), _sizes(tests), strict=True) if c]
         deps = [element, tests]
@@ -481,6 +484,7 @@ def take_along_axis(arr, indices, axis=-1):
     ):
         if indices.dtype.kind not in "iu":
             raise TypeError(f"`indices` must hold integers, got {indices.dtype}")
+        _ops.check_one_device([arr, indices], "take_along_axis")
         idx = indices if indices.split == arr.split else indices.resplit(arr.split)
         if arr.split is not None and idx.counts_displs()[0] != arr.counts_displs()[0]:
             target = idx.lshape_map
