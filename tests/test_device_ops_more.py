@@ -312,3 +312,11 @@ def test_operands_on_two_devices_raise_before_any_task(standin, comm_of):
     # a host list of test values or needles goes to the array's device
     same(ht.isin([1.0, 2.0], c), ht.isin([1.0, 2.0], c.gpu()))
     same(ht.searchsorted(c, [0.0, 1.0]), ht.searchsorted(c.gpu(), [0.0, 1.0]))
+
+
+@pytest.mark.parametrize(("name", "op", "inputs"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("ranks", [1, 5])
+def test_operation_runs_on_device_chunks_on_one_and_five_ranks(
+    standin, comm_of, name, op, inputs, ranks
+):
+    run(standin, comm_of, op, *inputs, split=0, ranks=ranks)
