@@ -124,7 +124,14 @@ CASES = [
     ("diff-n2-prepend", lambda a: ht.diff(a, n=2, axis=0, prepend=0.0, append=1.0), [floats()]),
     # sorting and set operations
     ("sort-1d", lambda a: ht.sort(a), [floats((20,))]),
+    ("sort-ints-descending", lambda a: ht.sort(a, descending=True), [ints((20,), high=50)]),
+    ("sort-stable", lambda a: ht.sort(a, kind="stable"), [floats((20,))]),
+    ("sort-flat-2d", lambda a: ht.sort(a, axis=None), [ints((7, 4), high=9)]),
+    ("argsort-flat", lambda a: ht.argsort(a, axis=None), [floats((7, 3))]),
     ("unique", lambda a: ht.unique(a), [ints((20,))]),
+    ("unique-values-counts", lambda a: ht.unique(a, return_counts=True), [ints((20,))]),
+    ("unique-floats-nan", lambda a: ht.unique(a, return_counts=True), [with_nans.ravel().round(0)]),
+    ("unique-index", lambda a: ht.unique(a, return_index=True), [ints((20,))]),
     (
         "unique-counts",
         lambda a: ht.unique(a, return_counts=True, return_inverse=True),

@@ -22,7 +22,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _dndarray
+from .. import _dndarray, _xp
 from .._compat import SliceTask, TaskRef, new_array
 from .._graph import block_index, meta_of
 from . import _plan, _tasks
@@ -70,7 +70,9 @@ def local_runs(a: _dndarray.DNDarray, fn, dtype, *args, counts=None) -> _dndarra
         for r, off in enumerate(chunk_offsets(a))
     }
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
-    y = new_array(graph, name, (tuple(counts),), meta_of(dtype, 1))
+    # plain runs stay in the chunks' namespace (device runs); records are numpy's
+    meta = meta_of(dtype, 1) if np.dtype(dtype).names else meta_of(dtype, 1, like=x)
+    y = new_array(graph, name, (tuple(counts),), meta)
     return _dndarray.from_dask(y, 0, a.comm, parents=(a,))
 
 
@@ -99,6 +101,7 @@ def exchange_graph(x: da.Array, plans, counts, *, descending: bool, sort: bool, 
     Returns the array and the rank of every slice task.
     """
     name = f"{prefix}-{tokenize(x.name, plans, descending, sort)}"
+    device = _xp.device_of(x._meta).device_type
     piece_name = f"{name}-piece"
     dsk: dict = {}
     hints: dict = {}
@@ -110,9 +113,9 @@ def exchange_graph(x: da.Array, plans, counts, *, descending: bool, sort: bool, 
             dsk[key] = SliceTask(key, operator.getitem, src, slice(p.start, p.stop))
             hints[key] = p.src
             keys.append(key)
-        dsk[(name, d)] = (_tasks.merge, keys, descending, sort, x.dtype)
+        dsk[(name, d)] = (_tasks.merge, keys, descending, sort, x.dtype, device)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
-    return new_array(graph, name, (tuple(counts),), meta_of(x.dtype, 1)), hints
+    return new_array(graph, name, (tuple(counts),), meta_of(x.dtype, 1, like=x)), hints
 
 
 def exchange(runs: _dndarray.DNDarray, plans, counts, *, descending: bool, sort: bool, prefix: str):

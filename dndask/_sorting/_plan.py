@@ -107,7 +107,7 @@ def cut_positions(
     low = np.searchsorted(values, split_values, side="left")
     high = np.searchsorted(values, split_values, side="right")
     if keys is None:
-        inner = np.clip(np.asarray(split_keys, dtype=np.int64) - offset, low, high)
+        return implicit_cuts(low, high, n, offset, split_keys)
     else:
         inner = np.array(
             [
@@ -118,6 +118,19 @@ def cut_positions(
             ],
             dtype=np.int64,
         )
+    return np.concatenate([[0], np.maximum.accumulate(inner) if inner.size else inner, [n]])
+
+
+def implicit_cuts(low, high, n: int, offset: int, split_keys) -> np.ndarray:
+    """:func:`cut_positions` of a run with implicit keys, from the splitters' search bounds.
+
+    ``low``/``high`` are where each splitter value's equal run starts and ends in the run
+    (numpy's ``searchsorted`` left and right), found where the run lives.
+
+    >>> implicit_cuts(np.array([1]), np.array([4]), 5, 10, np.array([12])).tolist()
+    [0, 2, 5]
+    """
+    inner = np.clip(np.asarray(split_keys, dtype=np.int64) - offset, low, high)
     return np.concatenate([[0], np.maximum.accumulate(inner) if inner.size else inner, [n]])
 
 

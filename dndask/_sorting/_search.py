@@ -272,13 +272,13 @@ def _coordinates(chunk, offset, split):
 
 
 def _flat_nonzero(chunk, offsets, gshape):
-    return _tasks.global_flat_index(tuple(offsets), chunk.shape, tuple(gshape))[
-        np.flatnonzero(chunk)
-    ]
+    xp = _xp.namespace_of(chunk)
+    flat = _tasks.global_flat_index(tuple(offsets), chunk.shape, tuple(gshape), xp)
+    return flat[xp.flatnonzero(chunk)]
 
 
 def _unravel(flat, axis, shape):
-    return np.unravel_index(flat, shape)[axis].astype(np.int64)
+    return _xp.namespace_of(flat).unravel_index(flat, shape)[axis].astype(np.int64)
 
 
 def nonzero(a):
@@ -301,10 +301,6 @@ def nonzero(a):
         raise ValueError(
             "`a` of `nonzero` must not be 0-d (numpy refuses it); use a 1-element array"
         )
-    if a.device != "cpu" and not (a.split is None or a.split == 0 or a.comm.size == 1):
-        # the flat indices of another split are sorted by the sample sort, whose runs are
-        # host records: the array goes to host explicitly and the indices come back
-        return tuple(out._on_device(a.device) for out in nonzero(a.cpu()))
     counts = _per_rank_counts(a)
     x = a.to_dask()
     name = f"nonzero-{tokenize(x.name)}"
@@ -329,7 +325,10 @@ def nonzero(a):
     y = ordered.to_dask()
     return tuple(
         _dndarray.from_dask(
-            y.map_blocks(_unravel, axis, a.shape, dtype=np.int64), 0, a.comm, parents=(ordered,)
+            y.map_blocks(_unravel, axis, a.shape, dtype=np.int64, meta=y._meta),
+            0,
+            a.comm,
+            parents=(ordered,),
         )
         for axis in range(a.ndim)
     )

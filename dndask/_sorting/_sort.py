@@ -9,10 +9,13 @@ and its own counts per rank, which no rectangular chunk can hold; such an
 array is resplit to its longest other axis, sorted lane by lane, and resplit
 back, so the result is balanced (twice the array moves).
 
-Device chunks (CuPy) sort lanes where they live. The sample sort's runs are structured
-records, which CuPy has no dtype for, so a device array that needs the exchange goes
-through host memory explicitly: ``a.cpu()`` (one task per chunk, on its rank), the sort,
-and the result copied back to the device the same way.
+Device chunks (CuPy) sort lanes where they live, and the sample sort of plain values
+(``sort`` without a stable order of floats) runs on them too: runs, slices and merges stay
+on the device, only the samples and the cut positions come to the driver (explicit copies).
+Runs with keys are structured records, which CuPy has no dtype for, so a device array that
+needs them (``argsort`` and a stable ``sort`` of floats along the exchange, ``partition``)
+goes through host memory explicitly: ``a.cpu()`` (one task per chunk, on its rank), the
+work, and the result copied back to the device the same way.
 """
 
 from __future__ import annotations
@@ -118,9 +121,9 @@ def sort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=False
     if axis is None and a.split is None:
         return _flat_local(a, lambda v: _sort_lanes(v, 0, descending, numpy_kind), a.dtype)
     if axis is None or (a.ndim == 1 and a.split == axis and a.comm.size > 1):
-        if a.device != "cpu":
-            return _through_host(sort, a, axis, descending, kind, stable=stable, balanced=balanced)
         with_keys = is_stable and a.dtype.kind == "f"
+        if with_keys and a.device != "cpu":  # records: through host (see the module docs)
+            return _through_host(sort, a, axis, descending, kind, stable=stable, balanced=balanced)
         out = _exchange.flat_sort(a, with_keys=with_keys, descending=descending)
         if with_keys:
             out = _exchange.field(out, _tasks.RECORD_VALUE, a.dtype)

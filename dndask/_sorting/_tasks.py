@@ -55,28 +55,32 @@ def field(run: np.ndarray, name: str, negate: bool = False) -> np.ndarray:
     return -out if negate else out
 
 
-def global_flat_index(offsets: tuple, lshape: tuple, gshape: tuple) -> np.ndarray:
-    """The global C-order flat index of every element of a chunk, in the chunk's C order."""
-    out = np.zeros(lshape, dtype=np.int64)
+def global_flat_index(offsets: tuple, lshape: tuple, gshape: tuple, xp=np) -> np.ndarray:
+    """The global C-order flat index of every element of a chunk, in the chunk's C order.
+
+    Made in the array module ``xp`` (a device chunk's, to index it where it lives).
+    """
+    out = xp.zeros(lshape, dtype=np.int64)
     stride = 1
     for axis in reversed(range(len(gshape))):
         shape = [1] * len(gshape)
         shape[axis] = lshape[axis]
-        out += (np.arange(lshape[axis], dtype=np.int64) + offsets[axis]).reshape(shape) * stride
+        out += (xp.arange(lshape[axis], dtype=np.int64) + offsets[axis]).reshape(shape) * stride
         stride *= gshape[axis]
-    return out.ravel()
+    return out.reshape(-1)
 
 
 def local_run(chunk: np.ndarray, offsets, gshape, with_keys: bool, descending: bool):
     """A rank's sorted run of its (flattened) chunk.
 
-    Without keys a plain ascending ``np.sort``; with keys the records sorted by
-    ``(value, key)``, ``key`` the global flat index (negated when descending,
-    so that reversing the merged result keeps ties in index order).
+    Without keys a plain ascending sort, in the chunk's namespace (a device chunk's run
+    stays on the device); with keys the records sorted by ``(value, key)``, ``key`` the
+    global flat index (negated when descending, so that reversing the merged result keeps
+    ties in index order). Records are numpy's only (CuPy has no structured dtype).
     """
-    values = np.ravel(chunk)
     if not with_keys:
-        return np.sort(values)
+        return _xp.namespace_of(chunk).sort(chunk.reshape(-1))
+    values = np.ravel(chunk)
     keys = global_flat_index(tuple(offsets), chunk.shape, tuple(gshape))
     if descending:
         keys = -keys
@@ -85,23 +89,41 @@ def local_run(chunk: np.ndarray, offsets, gshape, with_keys: bool, descending: b
 
 
 def samples_of(run: np.ndarray, offset: int, ranks: int):
-    """A rank's regular samples: ``(values, keys, weight of each sample)``."""
+    """A rank's regular samples: ``(values, keys, weight of each sample)``.
+
+    They go to the driver, which chooses the splitters from them: the few samples of a
+    device run are copied to host explicitly.
+    """
     pos = _plan.sample_positions(run.size, ranks)
     keys = _keys_of(run)
     sample_keys = (pos + offset) if keys is None else keys[pos]
     weight = run.size / pos.size if pos.size else 0.0
-    return values_of(run)[pos].copy(), np.asarray(sample_keys, dtype=np.int64), weight
+    samples = np.array(_xp.to_host(values_of(run)[pos]))
+    return samples, np.asarray(sample_keys, dtype=np.int64), weight
 
 
 def cuts_of(run: np.ndarray, offset: int, split_values, split_keys) -> np.ndarray:
-    return _plan.cut_positions(values_of(run), _keys_of(run), offset, split_values, split_keys)
+    """Where the splitters cut a sorted run (``P + 1`` ints, for the driver)."""
+    xp = _xp.namespace_of(run)
+    if xp is np:
+        return _plan.cut_positions(values_of(run), _keys_of(run), offset, split_values, split_keys)
+    # a device run (no keys): the searches run where it lives, only the bounds come to host
+    bounds = xp.asarray(np.asarray(split_values, dtype=run.dtype))
+    low = _xp.to_host(xp.searchsorted(run, bounds, side="left"))
+    high = _xp.to_host(xp.searchsorted(run, bounds, side="right"))
+    return _plan.implicit_cuts(np.asarray(low), np.asarray(high), run.size, offset, split_keys)
 
 
-def merge(pieces: list, descending: bool, sort: bool, dtype: np.dtype) -> np.ndarray:
-    """A destination rank's result: its pieces joined (and sorted, and reversed)."""
+def merge(pieces: list, descending: bool, sort: bool, dtype: np.dtype, device: str = "cpu"):
+    """A destination rank's result: its pieces joined (and sorted, and reversed).
+
+    Plain runs are joined in their namespace; a rank without pieces gets an empty chunk
+    on ``device`` (the runs' device).
+    """
     if not pieces:
-        return np.empty(0, dtype=dtype)
-    out = np.concatenate(pieces) if len(pieces) > 1 else np.array(pieces[0])
+        return _xp.backend(device).module.empty(0, dtype=dtype)
+    xp = _xp.namespace_of(pieces[0])
+    out = xp.concatenate(pieces) if len(pieces) > 1 else pieces[0].copy()
     if sort:
         if out.dtype.names:
             out = out[np.lexsort((out[RECORD_KEY], out[RECORD_VALUE]))]

@@ -12,8 +12,10 @@ rank sends every destination rank the group numbers of the values it owns.
 ``axis=`` (unique subarrays) on a distributed array gathers the array onto
 rank 0's worker (``resplit(None)``) and runs numpy there: it is not distributed.
 
-Device chunks (CuPy) are copied to host explicitly (``a.cpu()``, one task per chunk on
-its rank), and every result is copied back to the device the same way.
+Device chunks (CuPy): the values and counts are found on the device (the sample sort of
+plain values; only the five numbers per rank come to the driver). First indices, the
+inverse and ``axis=`` need host records or numpy: the array is copied to host explicitly
+(``a.cpu()``, one task per chunk on its rank), and the results back to the device.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _dndarray
+from .. import _dndarray, _xp
 from .._compat import SliceTask, TaskRef, new_array
 from .._graph import block_index, meta_of
 from . import _checks, _exchange, _plan, _tasks
@@ -62,13 +64,14 @@ class UniqueInverseResult(NamedTuple):
 
 
 def _starts(values: np.ndarray, equal_nan: bool) -> np.ndarray:
-    """Positions where a group of equal values starts in a sorted run."""
+    """Positions where a group of equal values starts in a sorted run (in its namespace)."""
+    xp = _xp.namespace_of(values)
     if values.size == 0:
-        return np.empty(0, dtype=np.int64)
+        return xp.empty(0, dtype=np.int64)
     same = values[1:] == values[:-1]
     if equal_nan and values.dtype.kind == "f":
-        same |= np.isnan(values[1:]) & np.isnan(values[:-1])
-    return np.flatnonzero(np.concatenate([[True], ~same]))
+        same |= xp.isnan(values[1:]) & xp.isnan(values[:-1])
+    return xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), ~same]))
 
 
 def _summary(run: np.ndarray, equal_nan: bool):
@@ -76,6 +79,7 @@ def _summary(run: np.ndarray, equal_nan: bool):
     if values.size == 0:
         return 0, None, None, 0, 0
     starts = _starts(values, equal_nan)
+    # five numbers for the driver: explicit scalar copies of a device run's values
     first_count = int(starts[1]) if starts.size > 1 else values.size
     first_index = int(run[_tasks.RECORD_KEY][0]) if run.dtype.names else 0
     return starts.size, values[0].item(), values[-1].item(), first_count, first_index
@@ -88,8 +92,10 @@ def _values(run, equal_nan, drop):
 
 def _counts(run, equal_nan, drop, extra):
     values = _tasks.values_of(run)
+    xp = _xp.namespace_of(values)
     starts = _starts(values, equal_nan)
-    counts = np.diff(np.append(starts, values.size)).astype(np.int64)
+    ends = xp.concatenate([starts[1:], xp.full(min(starts.size, 1), values.size, dtype=np.int64)])
+    counts = (ends - starts).astype(np.int64)
     if counts.size:
         counts[-1] += extra
     return counts[int(drop) :]
@@ -137,7 +143,7 @@ def _per_rank(sorted_, fn, counts, dtype, *args_of_rank):
     name = f"unique-{fn.__name__.strip('_')}-{tokenize(x.name, args_of_rank, fn)}"
     dsk = {(name, r): (fn, (x.name, r), *args_of_rank[r]) for r in range(sorted_.comm.size)}
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
-    y = new_array(graph, name, (tuple(counts),), meta_of(dtype, 1))
+    y = new_array(graph, name, (tuple(counts),), meta_of(dtype, 1, like=x))
     return _dndarray.from_dask(y, 0, sorted_.comm, parents=(sorted_,))
 
 
@@ -291,13 +297,14 @@ def unique(
     equal_nan = _checks.check_bool(equal_nan, "equal_nan")
     _checks.check_bool(sorted, "sorted")
     axis = _checks.sort_axis(axis, a)
-    # Device chunks go through host memory explicitly (one task per chunk each way, on its
-    # rank): the sample sort's runs are structured records, which CuPy has no dtype for.
-    host = a.cpu()
+    # The values and counts of a device array are found where its chunks live (plain runs).
+    # First indices and the inverse need runs with keys, structured records, which CuPy
+    # has no dtype for, and ``axis=`` runs numpy's unique: those go through host memory
+    # explicitly (one task per chunk each way, on its rank).
     if axis is None:
-        out = _unique_flat(host, *flags, equal_nan)
+        out = _unique_flat(a if not (flags[0] or flags[1]) else a.cpu(), *flags, equal_nan)
     else:
-        out = _unique_on_one(host, axis, flags, equal_nan)
+        out = _unique_on_one(a.cpu(), axis, flags, equal_nan)
     out = [o._on_device(a.device) for o in out]
     return out[0] if len(out) == 1 else tuple(out)
 
