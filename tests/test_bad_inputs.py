@@ -990,7 +990,19 @@ CATALOGUE: dict[str, Bad] = {
         r"`state` seed must be an int",
     ),
     "heat-device": Bad(
-        lambda e: hf.zeros((2, 2), device="gpu"), ValueError, r"`device` must be 'cpu'"
+        lambda e: hf.zeros((2, 2), device="tpu"),
+        ValueError,
+        r"`device` must be 'cpu', 'gpu' or 'gpu:<n>', got 'tpu'",
+    ),
+    "heat-device-no-cupy": Bad(
+        lambda e: without_gpu(lambda: hf.zeros((2, 2), device="gpu")),
+        RuntimeError,
+        r"device 'gpu:0' needs CuPy and a CUDA GPU: CuPy is not installed",
+    ),
+    "heat-device-no-new-chunks": Bad(
+        lambda e: hf.sum(e.a, device="gpu:0"),
+        ValueError,
+        r"`device` of `sum` must be None or 'cpu'",
     ),
     "heat-order": Bad(
         lambda e: hf.ones((2, 2), order="K"), ValueError, r"`order` must be 'C' or 'F'"

@@ -56,7 +56,7 @@ def check_device(device):
 
 def check_no_device(device, name: str) -> None:
     """``device=`` of a function that makes no new chunks: only the CPU or None."""
-    if device is not None and check_device(device).device_type != "cpu":
+    if device is not None and str(device).strip().lower() not in ("cpu", "cpu:0"):
         raise ValueError(
             f"`device` of `{name}` must be None or 'cpu' (move arrays with .gpu()), got {device!r}"
         )
