@@ -109,11 +109,11 @@ def _one_hop_result(runs, plans, d):
     return np.concatenate([runs[p.src][p.start : p.stop] for p in plans[d]] + [runs[0][:0]])
 
 
-def _two_hop_result(runs, plans, d):
+def _two_hop_result(runs, plans, d, t=None):
     """Destination ``d``'s rows through :func:`_plan.plan_two_level`, with the task functions."""
     from dndask._sorting import _tasks
 
-    t = _plan.plan_two_level(plans, len(runs))
+    t = _plan.plan_two_level(plans, len(runs)) if t is None else t
     bundles = [_tasks.join([runs[src]], [(0, lo, hi) for lo, hi in r]) for src, r in t.bundles]
     collects = [_tasks.collect([bundles[i] for i in keys]) for _, keys in t.collects]
     forwards = [_tasks.join(collects[c], parts) for _, c, parts in t.forwards]
@@ -139,10 +139,14 @@ def test_two_level_plan_delivers_the_same_rows_as_one_hop(ranks):
     cuts[:, 0], cuts[:, -1] = 0, sizes
     for descending in (False, True):
         plans, counts = _plan.plan_exchange(cuts, descending)
+        from_cuts, cut_counts = _plan.plan_two_level_cuts(cuts, descending)
+        assert cut_counts == counts
+        generic = _plan.plan_two_level(plans, ranks)
+        assert from_cuts.bundles == generic.bundles and from_cuts.collects == generic.collects
         for d in range(ranks):
-            np.testing.assert_array_equal(
-                _two_hop_result(runs, plans, d), _one_hop_result(runs, plans, d)
-            )
+            expected = _one_hop_result(runs, plans, d)
+            np.testing.assert_array_equal(_two_hop_result(runs, plans, d), expected)
+            np.testing.assert_array_equal(_two_hop_result(runs, plans, d, from_cuts), expected)
     # a bucket exchange: a destination's pieces come from one source several times
     ordered = _plan.plan_ordered_exchange(np.stack([[s // 2, s - s // 2] for s in sizes]), counts)
     for d in range(ranks):

@@ -135,9 +135,8 @@ def _one_hop(x_name: str, plans, piece_name: str, dsk: dict, hints: dict):
     return inputs
 
 
-def _two_hops(x_name: str, plans, name: str, dsk: dict, hints: dict):
-    """The bundles, collects and forwards of :func:`._plan.plan_two_level`; the inputs."""
-    plan = _plan.plan_two_level(plans, len(plans))
+def _two_hops(x_name: str, plan: _plan.TwoLevel, name: str, dsk: dict, hints: dict):
+    """The bundles, collects and forwards of a :class:`._plan.TwoLevel`; the inputs."""
     for i, (src, ranges) in enumerate(plan.bundles):
         key = (f"{name}-bundle", i)
         run = TaskRef((x_name, src))
@@ -162,8 +161,22 @@ def _two_hops(x_name: str, plans, name: str, dsk: dict, hints: dict):
     ]
 
 
+def _plan_array(plans) -> np.ndarray:
+    """The pieces of every destination as one int64 array (quicker to tokenize than tuples)."""
+    rows = [(d, *p) for d, pieces in enumerate(plans) for p in pieces]
+    return np.array(rows, dtype=np.int64).reshape(-1, 4)
+
+
 def exchange_graph(
-    x: da.Array, plans, counts, *, descending: bool, sort: bool, prefix: str, method: str = "tasks"
+    x: da.Array,
+    plans,
+    counts,
+    *,
+    descending: bool,
+    sort: bool,
+    prefix: str,
+    method: str = "tasks",
+    token: str | None = None,
 ):
     """The all-to-all as a Dask array: destination ``d`` joins the pieces ``plans[d]`` of ``x``.
 
@@ -171,20 +184,25 @@ def exchange_graph(
     :class:`._plan.Piece`. ``method="tasks"``: each piece is a slice task run
     on its source rank (``P²`` of them); ``"two-level"``: the pieces travel in
     two hops through groups of ranks (:func:`._plan.plan_two_level`,
-    ``O(P^1.5)`` tasks, the data move twice). Either way destination ``d``
-    writes its inputs into its preallocated result in a few steps (its own
-    first, see :func:`._plan.fill_steps`), then (if ``sort``) sorts it in
-    place. Returns the array and the rank of every task.
+    ``O(P^1.5)`` tasks, the data move twice; ``plans`` may be that
+    :class:`._plan.TwoLevel` already, with ``token`` naming it). Either way
+    destination ``d`` writes its inputs into its preallocated result in a few
+    steps (its own first, see :func:`._plan.fill_steps`), then (if ``sort``)
+    sorts it in place. Returns the array and the rank of every task.
     """
     check_method(method)
-    name = f"{prefix}-{tokenize(x.name, plans, descending, sort, method)}"
+    if token is None:
+        token = tokenize(_plan_array(plans))
+    name = f"{prefix}-{tokenize(x.name, token, descending, sort, method)}"
     dsk: dict = {}
     hints: dict = {}
     if method == "two-level":
+        if not isinstance(plans, _plan.TwoLevel):
+            plans = _plan.plan_two_level(plans, len(plans))
         inputs = _two_hops(x.name, plans, name, dsk, hints)
     else:
         inputs = _one_hop(x.name, plans, f"{name}-piece", dsk, hints)
-    ranks = len(plans)
+    ranks = len(inputs)
     for d, mine in enumerate(inputs):
         lengths = [sum(hi - lo for lo, hi, _ in segs) for _, _, segs in mine]
         steps = _plan.fill_steps([src for _, src, _ in mine], lengths, d, ranks)
@@ -218,6 +236,7 @@ def exchange(
     sort: bool,
     prefix: str,
     method: str | None = None,
+    token: str | None = None,
 ):
     """:func:`exchange_graph` of the runs as a split-0 DNDarray, every task pinned to its rank.
 
@@ -231,6 +250,7 @@ def exchange(
         sort=sort,
         prefix=prefix,
         method=choose_method(method, runs.comm.size),
+        token=token,
     )
     out = _dndarray.from_dask(y, 0, runs.comm, parents=(runs,))
     out._task_ranks.update(hints)
@@ -270,10 +290,24 @@ def flat_sort(
     keys = np.concatenate([k for _, k, _ in replies])
     weights = np.concatenate([np.full(v.size, w) for v, _, w in replies])
     split_values, split_keys = _plan.choose_splitters(values, keys, weights, comm.size)
-    cuts = submit(comm, _tasks.cuts_of, futures, [(d, split_values, split_keys) for d in displs])
-    plans, result_counts = _plan.plan_exchange(np.stack(cuts), descending)
+    cuts = np.stack(
+        submit(comm, _tasks.cuts_of, futures, [(d, split_values, split_keys) for d in displs])
+    )
+    method = choose_method(method, comm.size)
+    if method == "two-level":  # planned from the cuts with numpy, no P² pieces
+        plans, result_counts = _plan.plan_two_level_cuts(cuts, descending)
+        token = tokenize(cuts, descending)
+    else:
+        (plans, result_counts), token = _plan.plan_exchange(cuts, descending), None
     return exchange(
-        runs, plans, result_counts, descending=descending, sort=True, prefix="sort", method=method
+        runs,
+        plans,
+        result_counts,
+        descending=descending,
+        sort=True,
+        prefix="sort",
+        method=method,
+        token=token,
     )
 
 

@@ -14,7 +14,8 @@ which ``np.sort``, ``np.lexsort`` and ``np.searchsorted`` all follow).
 - :func:`cut_positions`: where a rank's sorted run is cut by the splitters.
 - :func:`plan_exchange`: the ``P x P`` pieces and the result's counts.
 - :func:`fill_steps`: the order and grouping in which a destination writes its inputs.
-- :func:`plan_two_level`: the same exchange through ``sqrt(P)`` groups of ranks.
+- :func:`plan_two_level`: the same exchange through ``sqrt(P)`` groups of ranks
+  (:func:`plan_two_level_cuts`: a sort's, straight from the cuts, with numpy).
 - :func:`exchange_pieces`: the number of tasks (graph size) at ``P`` ranks.
 """
 
@@ -48,6 +49,7 @@ __all__ = [
     "plan_exchange",
     "plan_ordered_exchange",
     "plan_two_level",
+    "plan_two_level_cuts",
     "plan_unique",
     "sample_positions",
 ]
@@ -330,10 +332,11 @@ def plan_two_level(plans, ranks: int) -> TwoLevel:
         for a, js in sorted(by_group.items()):
             c = collect_of[(a, b)]
             rank, keys = collects[c]
+            position = {k: i for i, k in enumerate(keys)}
             parts, segments, row = [], [], 0
             for j in js:
                 p = pieces[j]
-                pos = keys.index(bundle_of[(p.src, b)])
+                pos = position[bundle_of[(p.src, b)]]
                 start = where[(d, j)]
                 parts.append((pos, start, start + p.stop - p.start))
                 segments.append((row, row + p.stop - p.start, int(offsets[j])))
@@ -342,6 +345,74 @@ def plan_two_level(plans, ranks: int) -> TwoLevel:
             forwards.append((rank, c, tuple(parts)))
         inputs.append(tuple(mine))
     return TwoLevel(tuple(bundles), tuple(collects), tuple(forwards), tuple(inputs))
+
+
+def plan_two_level_cuts(cuts: np.ndarray, descending: bool = False) -> tuple[TwoLevel, tuple]:
+    """:func:`plan_two_level` of :func:`plan_exchange`'s pieces, from the cuts, with numpy.
+
+    The same plan (a forward's ``parts`` as an int64 array), without the
+    ``P²`` :class:`Piece` objects: every destination group's rows of a run are
+    one range (the blocks of a group are neighbours), and every source group's
+    pieces for one destination are one range of its result. Also the counts.
+
+    >>> t, counts = plan_two_level_cuts(np.array([[0, 2, 3], [0, 0, 1]]))
+    >>> t.bundles, counts, t.forwards[1][2].tolist(), t.inputs[1]
+    (((0, ((0, 3),)), (1, ((0, 1),))), (2, 2), [[0, 2, 3], [1, 0, 1]], ((1, ((0, 2, 0),)),))
+    """
+    cuts = np.asarray(cuts, dtype=np.int64)
+    ranks = cuts.shape[0]
+    g = group_size(ranks)
+    groups = -(-ranks // g)
+    block = np.arange(ranks)
+    if descending:
+        block = ranks - 1 - block
+    lo, hi = cuts[:, block], cuts[:, block + 1]  # piece (source, destination)
+    length = hi - lo
+    starts = np.arange(0, ranks, g)
+    bundle_lo = np.minimum.reduceat(lo, starts, axis=1)  # (source, destination group)
+    bundle_hi = np.maximum.reduceat(hi, starts, axis=1)
+    full = bundle_hi > bundle_lo
+    index = np.full(full.shape, -1, dtype=np.int64)
+    index[full] = np.arange(int(full.sum()))
+    rs, bs = np.nonzero(full)
+    bundles = tuple(
+        (r, ((int(bundle_lo[r, b]), int(bundle_hi[r, b])),))
+        for r, b in zip(rs.tolist(), bs.tolist(), strict=True)
+    )
+    # a bundle's position among the bundles its collect gathers
+    position = np.zeros_like(index)
+    collects, collect_of = [], np.full((groups, groups), -1, dtype=np.int64)
+    for a in range(groups):
+        rows = slice(a * g, min((a + 1) * g, ranks))
+        size = rows.stop - rows.start
+        position[rows] = np.cumsum(full[rows], axis=0) - 1
+        for b in range(groups):
+            keys = index[rows, b][full[rows, b]]
+            if keys.size:
+                collect_of[a, b] = len(collects)
+                collects.append((a * g + b % size, tuple(keys.tolist())))
+    dest_group = np.arange(ranks) // g
+    start = lo - bundle_lo[:, dest_group]
+    before = np.concatenate([np.zeros((1, ranks), np.int64), np.cumsum(length, axis=0)])
+    forwards: list = []
+    inputs: list = []
+    for d in range(ranks):
+        b = int(dest_group[d])
+        mine = []
+        for a in range(groups):
+            r0, r1 = a * g, min((a + 1) * g, ranks)
+            rows = np.nonzero(length[r0:r1, d])[0] + r0
+            if not rows.size:
+                continue
+            parts = np.stack(
+                [position[rows, b], start[rows, d], start[rows, d] + length[rows, d]], 1
+            )
+            total = int(before[r1, d] - before[r0, d])
+            mine.append((len(forwards), ((0, total, int(before[r0, d])),)))
+            forwards.append((collects[int(collect_of[a, b])][0], int(collect_of[a, b]), parts))
+        inputs.append(tuple(mine))
+    plan = TwoLevel(bundles, tuple(collects), tuple(forwards), tuple(inputs))
+    return plan, tuple(int(c) for c in length.sum(axis=0))
 
 
 def plan_ordered_exchange(sizes: np.ndarray, dst_counts) -> list[list[Piece]]:
