@@ -116,7 +116,7 @@ def _two_hop_result(runs, plans, d, t=None):
     t = _plan.plan_two_level(plans, len(runs)) if t is None else t
     bundles = [_tasks.join([runs[src]], [(0, lo, hi) for lo, hi in r]) for src, r in t.bundles]
     collects = [_tasks.collect([bundles[i] for i in keys]) for _, keys in t.collects]
-    forwards = [_tasks.join(collects[c], parts) for _, c, parts in t.forwards]
+    forwards = [_tasks.views(collects[c], parts) for _, c, parts in t.forwards]
     count = sum(p.stop - p.start for p in plans[d])
     inputs = t.inputs[d]
     return _tasks.fill(

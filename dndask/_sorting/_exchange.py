@@ -153,7 +153,7 @@ def _two_hops(x_name: str, plan: _plan.TwoLevel, name: str, dsk: dict, hints: di
         hints[key] = rank
     for f, (rank, c, parts) in enumerate(plan.forwards):
         key = (f"{name}-forward", f)
-        dsk[key] = Task(key, _tasks.join, TaskRef((f"{name}-collect", c)), parts)
+        dsk[key] = Task(key, _tasks.views, TaskRef((f"{name}-collect", c)), parts)
         hints[key] = rank
     return [
         [((f"{name}-forward", f), plan.forwards[f][0], segments) for f, segments in mine]

@@ -257,7 +257,7 @@ class TwoLevel(NamedTuple):
       for one destination group, gathered on one rank of the source group.
     - ``forwards``: ``(rank, collect index, parts)``: what that rank sends to one
       destination: ``parts`` are ``(position in the collect, start, stop)``
-      within the bundles, joined.
+      within the bundles (sent as a list of views, read as joined).
     - ``inputs[d]``: ``(forward index, segments)``: destination ``d`` writes
       rows ``[lo, hi)`` of the forward at ``offset`` of its result, for every
       ``(lo, hi, offset)`` of ``segments``.

@@ -28,6 +28,7 @@ __all__ = [
     "reverse_in_place",
     "samples_of",
     "sort_in_place",
+    "views",
     "values_of",
 ]
 
@@ -114,6 +115,31 @@ def join(parts: list, ranges) -> np.ndarray:
     return out
 
 
+def views(parts: list, ranges) -> list:
+    """The rows ``ranges`` (``(index, start, stop)`` triples) of the arrays ``parts``, as views.
+
+    A forward of the two-level exchange: sent as a list (each view travels
+    without a copy), written by the destination's :func:`fill` as if joined.
+    """
+    return [parts[i][start:stop] for i, start, stop in ranges]
+
+
+def _write(out, x, segments) -> None:
+    """``out[offset : offset + hi - lo] = x[lo:hi]`` for each segment; a list ``x`` as joined."""
+    if not isinstance(x, list):
+        for lo, hi, offset in segments:
+            out[offset : offset + hi - lo] = x[lo:hi]
+        return
+    starts = np.cumsum([0] + [len(v) for v in x])
+    for lo, hi, offset in segments:
+        j = int(np.searchsorted(starts, lo, side="right")) - 1
+        while lo < hi:
+            take = min(hi, int(starts[j + 1])) - lo
+            first = lo - int(starts[j])
+            out[offset : offset + take] = x[j][first : first + take]
+            lo, offset, j = lo + take, offset + take, j + 1
+
+
 def collect(parts: list) -> list:
     """The bundles one rank gathers (they stay separate: each forward takes its rows)."""
     return list(parts)
@@ -122,19 +148,20 @@ def collect(parts: list) -> list:
 def fill(out, count: int, dtype, inputs: list, segments, finish) -> np.ndarray:
     """One step of a destination's result: write ``inputs`` into ``out`` (None: allocate it).
 
-    For input ``i``, every ``(lo, hi, offset)`` of ``segments[i]`` writes its rows
-    ``[lo, hi)`` at ``offset``. ``out`` is the previous step's array (the only
-    task that uses it), written in place, so a destination holds its result and
-    one step's inputs, never a list of pieces and their concatenation at once.
+    For input ``i`` (an array, or a list of arrays read as joined), every
+    ``(lo, hi, offset)`` of ``segments[i]`` writes its rows ``[lo, hi)`` at
+    ``offset``. ``out`` is the previous step's array (the only task that uses
+    it), written in place, so a destination holds its result and one step's
+    inputs, never a list of pieces and their concatenation at once.
     ``finish = (descending, sort)`` on the last step: sort in place, then reverse
     in place.
     """
     if out is None:
-        xp = _xp.namespace_of(inputs[0]) if inputs else np
+        first = next((x[0] if isinstance(x, list) else x for x in inputs if len(x)), None)
+        xp = np if first is None else _xp.namespace_of(first)
         out = xp.empty(count, dtype=dtype)
     for x, segs in zip(inputs, segments, strict=True):
-        for lo, hi, offset in segs:
-            out[offset : offset + hi - lo] = x[lo:hi]
+        _write(out, x, segs)
     if finish is not None:
         descending, sort = finish
         if sort:
