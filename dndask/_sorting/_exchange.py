@@ -101,7 +101,9 @@ METHODS = (None, "tasks", "two-level")
 
 
 def check_method(method: object) -> None:
-    """Reject an unknown exchange ``method``."""
+    """Reject an exchange ``method`` that is not a str or None (TypeError) or unknown."""
+    if method is not None and not isinstance(method, str):
+        raise TypeError(f"`method` must be a str or None, got {type(method).__name__}")
     if method not in METHODS:
         raise ValueError(f"`method` must be None, 'tasks' or 'two-level', got {method!r}")
 
