@@ -1106,6 +1106,18 @@ CATALOGUE: dict[str, Bad] = {
         ValueError,
         r"`kind` must be one of \[None, 'quicksort', 'mergesort', 'heapsort', 'stable'\], got 'bogo'",
     ),
+    "sort-unknown-method": Bad(
+        lambda e: ht.sort(e.v, method="p2p"),
+        ValueError,
+        r"`method` must be None, 'tasks' or 'two-level', got 'p2p'",
+        ("v",),
+    ),
+    "argsort-method-int": Bad(
+        lambda e: ht.argsort(e.v, method=2),
+        TypeError,
+        r"`method` must be a str or None, got int",
+        ("v",),
+    ),
     "sort-complex": Bad(
         lambda e: ht.sort(e.c), TypeError, r"`a` of `sort` must not be complex", ("c",)
     ),
