@@ -55,7 +55,9 @@ def _vector_norm_over_split(x, ord, axes, keepdims):
     if ord == 1:
         return mag.sum(axis=axes, keepdims=keepdims)
     if ord == 2:
-        total = (mag * mag).sum(axis=axes, keepdims=keepdims)
+        # as numpy: the squares of the real and imaginary parts, not of the rounded modulus
+        squares = x.real * x.real + x.imag * x.imag if x.dtype.kind == "c" else mag * mag
+        total = squares.sum(axis=axes, keepdims=keepdims)
         return _ops.elementwise(da.sqrt, total, name="sqrt")
     total = (mag**ord).sum(axis=axes, keepdims=keepdims)
     return total ** (1.0 / ord)
