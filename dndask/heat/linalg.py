@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
 import warnings
 
 import numpy as np
 
-from .. import _dndarray, _elementwise, _manipulation, _random, _reductions
+from .. import _dndarray, _elementwise, _manipulation, _random, _reductions, _torch
 from .. import linalg as _core_linalg
 from . import _adapt, types
 
@@ -22,6 +23,8 @@ def matmul(a, b, allow_resplit: bool = False):
     result stays split None as in Heat). dndask plans every split pair without it."""
     if not isinstance(allow_resplit, bool):
         raise TypeError(f"`allow_resplit` must be a bool, got {type(allow_resplit).__name__}")
+    if isinstance(a, _dndarray.DNDarray) and isinstance(b, _dndarray.DNDarray):
+        _heat_matmul_checks(a, b)
     result = _core_linalg.matmul(a, b)  # every check first: a failed call changes nothing
     if (
         allow_resplit
@@ -34,6 +37,33 @@ def matmul(a, b, allow_resplit: bool = False):
     ):
         a.resplit_(a.ndim - 2)
     return _adapt.face(result)
+
+
+def _heat_matmul_checks(a, b) -> None:
+    """Heat's stricter rules for stacks: equal batch shapes and numbers of axes (a vector
+    operand aside), one common batch split axis, no stack times a vector."""
+    batch = max(a.ndim, b.ndim) - 2
+    if batch > 0 and a.shape[:batch] != b.shape[:batch]:
+        raise ValueError(
+            f"`a` and `b` of `matmul` must have the same batch shape, got {a.shape} and {b.shape}"
+        )
+    vector = abs(a.ndim - b.ndim) == 1
+    if not vector and a.ndim != b.ndim:
+        raise ValueError(
+            f"`a` and `b` of `matmul` must have the same number of axes (as in Heat), "
+            f"got {a.ndim} and {b.ndim}"
+        )
+    if batch > 0:
+        in_batch = [x.split is not None and x.split < batch for x in (a, b)]
+        if any(in_batch) and a.split != b.split:
+            raise NotImplementedError(
+                f"`matmul` of stacks split along different axes ({a.split} and {b.split}) "
+                "is not supported (as in Heat)"
+            )
+        if vector:
+            raise NotImplementedError(
+                "`matmul` of a stack of matrices and a vector is not supported (as in Heat)"
+            )
 
 
 def _face_tuple(result):
@@ -199,12 +229,21 @@ def _heat_common(*operands) -> list:
     ]
 
 
+def _torch_common(*arrays) -> list:
+    """The DNDarrays cast to torch's common type of their dtypes (float32 with int64:
+    float32), the type Heat's functions that call one torch function return."""
+    torch = _torch.torch()
+    dtypes = [_torch.to_torch(np.empty(0, dtype=x.dtype)).dtype for x in arrays]
+    common = _torch.from_torch(torch.empty(0, dtype=functools.reduce(torch.promote_types, dtypes)))
+    return [x.astype(common.dtype) if x.dtype != common.dtype else x for x in arrays]
+
+
 def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int = -1):
-    """Heat's ``cross``: the operands are cast to Heat's common type first."""
+    """Heat's ``cross``: the operands are cast to torch's common type first."""
     for name, v in (("a", a), ("b", b)):
         if not isinstance(v, _dndarray.DNDarray):
             raise TypeError(f"`{name}` of `cross` must be a DNDarray, got {type(v).__name__}")
-    a, b = _heat_common(a, b)
+    a, b = _torch_common(a, b)
     return _adapt.face(_core_linalg.cross(a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis))
 
 
