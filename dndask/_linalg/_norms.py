@@ -14,8 +14,8 @@ from collections.abc import Callable
 import dask.array as da
 import numpy as np
 
-from .. import _dndarray, _graph, _layout, _ops
-from ._checks import _check_array, _check_bool, _describe, _norm_dtype, _real_float
+from .. import _dndarray, _graph, _layout, _manipulation, _ops
+from ._checks import _check_array, _check_bool, _norm_dtype, _real_float
 from ._tsqr import svd
 
 
@@ -144,20 +144,25 @@ def _reshape_keep(x: _dndarray.DNDarray, ndim: int) -> _dndarray.DNDarray:
     return _dndarray.from_dask(arr, None, x.comm, parents=(x,))
 
 
-def _singular_value_norm(x, ord, keepdims):
-    if x.ndim != 2:
-        raise NotImplementedError(
-            f"`matrix_norm` with ord={ord!r} of a stack of matrices split along a matrix axis "
-            f"({_describe(x)}) is not implemented"
-        )
+def _singular_value_norm(x, ord, rows, cols, keepdims):
+    """``'nuc'``, 2, -2 from the singular values (TSQR-based :func:`svd`; stacks too)."""
+    shape, nd = x.shape, x.ndim
+    if {rows, cols} != {nd - 2, nd - 1}:
+        x = _manipulation.moveaxis(x, (rows, cols), (-2, -1))
     s = svd(x, compute_uv=False)
-    value = s.sum() if ord == "nuc" else (s.max() if ord == 2 else s.min())
-    return _reshape_keep(value, 2) if keepdims else value
+    axis = None if nd == 2 else -1
+    reduce = {"nuc": s.sum, 2: s.max, -2: s.min}[ord]
+    value = reduce(axis=axis)
+    if not keepdims:
+        return value
+    if nd == 2:
+        return _reshape_keep(value, 2)
+    return value.reshape(tuple(1 if i in (rows, cols) else n for i, n in enumerate(shape)))
 
 
 def _matrix_norm_over_split(x, ord, rows, cols, keepdims):
     if ord in ("nuc", 2, -2):
-        return _singular_value_norm(x, ord, keepdims)
+        return _singular_value_norm(x, ord, rows, cols, keepdims)
     mag = abs(x)
     if ord == "fro":
         total = (mag * mag).sum(axis=(rows, cols), keepdims=keepdims)

@@ -326,7 +326,7 @@ for _name in ("zeros", "ones", "empty", "full", "linspace", "eye"):
 def _complex_full(factory):
     def full(*args, **kwargs):
         fill = args[1] if len(args) > 1 else kwargs.get("fill_value")
-        if isinstance(fill, complex):  # Heat's rule: a complex fill value makes complex64
+        if isinstance(fill, _builtins.complex):  # Heat: a complex fill value makes complex64
             if len(args) > 2:
                 args = (*args[:2], types.complex64, *args[3:])
             else:

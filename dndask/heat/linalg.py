@@ -66,6 +66,11 @@ def _heat_matmul_checks(a, b) -> None:
             )
 
 
+def _dtype(x) -> np.dtype:
+    """The numpy dtype of a DNDarray (a face array's ``dtype`` is a Heat type class)."""
+    return x.to_dask().dtype
+
+
 def _face_tuple(result):
     """A core named tuple (``QR``, ``SVD``) with face arrays in it."""
     if isinstance(result, tuple) and hasattr(result, "_fields"):
@@ -86,8 +91,8 @@ def qr(a, mode: str = "reduced", procs_to_merge: int = 2):
     if mode not in ("reduced", "r"):
         raise ValueError(f"`mode` must be 'reduced' or 'r', got {mode!r}")
     _check_merge(procs_to_merge, "procs_to_merge")
-    if a.dtype.kind not in "fc":
-        raise TypeError(f"`a` of `qr` must be float32, float64 or complex, got {a.dtype}")
+    if _dtype(a).kind not in "fc":
+        raise TypeError(f"`a` of `qr` must be float32, float64 or complex, got {_dtype(a)}")
     return _face_tuple(_core_linalg.qr(a, mode=mode, procs_to_merge=procs_to_merge))
 
 
@@ -137,8 +142,8 @@ def svd(
         raise ValueError(f"`r_max_zolopd` must be an int in [0, 8], got {r_max_zolopd!r}")
     if a.ndim != 2:
         raise ValueError(f"`a` of `svd` must be 2-D, got {a.ndim} dimensions")
-    if a.dtype not in (np.float32, np.float64):
-        raise TypeError(f"`a` of `svd` must be float32 or float64, got {a.dtype}")
+    if _dtype(a) not in (np.float32, np.float64):
+        raise TypeError(f"`a` of `svd` must be float32 or float64, got {_dtype(a)}")
     if a.is_distributed() and not _tall_skinny_or_short_fat(a):
         warnings.warn(
             f"`svd` of a distributed matrix that is neither tall-skinny nor short-fat "
@@ -233,7 +238,7 @@ def _torch_common(*arrays) -> list:
     """The DNDarrays cast to torch's common type of their dtypes (float32 with int64:
     float32), the type Heat's functions that call one torch function return."""
     torch = _torch.torch()
-    dtypes = [_torch.to_torch(np.empty(0, dtype=x.dtype)).dtype for x in arrays]
+    dtypes = [_torch.to_torch(np.empty(0, dtype=_dtype(x))).dtype for x in arrays]
     common = _torch.from_torch(torch.empty(0, dtype=functools.reduce(torch.promote_types, dtypes)))
     return [x.astype(common.dtype) if x.dtype != common.dtype else x for x in arrays]
 
@@ -244,6 +249,7 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int = -
         if not isinstance(v, _dndarray.DNDarray):
             raise TypeError(f"`{name}` of `cross` must be a DNDarray, got {type(v).__name__}")
     a, b = _torch_common(a, b)
+    axis = None if axis == -1 else axis  # Heat: -1 leaves axisa, axisb, axisc in charge
     return _adapt.face(_core_linalg.cross(a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis))
 
 
@@ -312,13 +318,13 @@ def _heat_norm_dtype(x, ord, matrix: bool):
     """The dtype Heat's norm of an integer ``x`` has (torch's rules on Heat's formulas):
     sums of absolute values are int64, a maximum or minimum of them keeps ``x``'s type,
     anything with a root is float32. None: keep the core's (float and complex inputs)."""
-    if x.dtype.kind not in "iu":
+    if _dtype(x).kind not in "iu":
         return None
     inf = isinstance(ord, numbers.Real) and abs(ord) == np.inf
     if matrix:
         return np.int64 if inf or ord in (1, -1) else np.float32
     if inf:
-        return x.dtype
+        return _dtype(x)
     return np.int64 if ord == 1 else np.float32
 
 
