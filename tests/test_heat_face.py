@@ -493,6 +493,23 @@ def test_products_follow_heats_types_and_rules(comm_of):
         ht.cross(i8, ht.array(perm.numpy(), dtype=ht.int8, split=1, comm=comm), axis=0).dtype
         is ht.int8
     )
+    np_a = np.random.default_rng(1).standard_normal((6, 3, 5)).astype(np.float32)
+    np_b = np.random.default_rng(2).standard_normal((3, 6, 5)).astype(np.float32)
+    got = ht.cross(
+        ht.array(np_a, split=0, comm=comm), ht.array(np_b, split=1, comm=comm), axisa=1, axisb=0
+    )
+    np.testing.assert_allclose(got.numpy(), np.cross(np_a, np_b, axisa=1, axisb=0), rtol=1e-6)
+    with pytest.raises(ValueError, match="same split once the vector axes are aligned"):
+        ht.cross(
+            ht.array(np_a[:, :2], split=2, comm=comm),
+            ht.array(np_b, split=1, comm=comm),
+            axisa=1,
+            axisb=0,
+        )
+    with pytest.raises(ValueError, match="vectors along the split axis"):
+        ht.cross(ht.eye(3, split=0, comm=comm), ht.eye(3, split=0, comm=comm), axis=0)
+    with pytest.raises(TypeError, match="`axis` of `cross` must be an int, got str"):
+        ht.cross(eye, eye, axis="wasd")
     c = ht.linalg.vecdot(
         ht.full((4, 4), 2, split=0, comm=comm), ht.ones(4, comm=comm), axis=0, keepdims=True
     )

@@ -14,9 +14,14 @@ from collections.abc import Callable
 import dask.array as da
 import numpy as np
 
-from .. import _dndarray, _graph, _layout, _manipulation, _ops
+from .. import _dndarray, _graph, _layout, _manipulation, _ops, _xp
 from ._checks import _check_array, _check_bool, _norm_dtype, _real_float
 from ._tsqr import svd
+
+
+def _chunk_norm(fname: str, block, **kwargs):
+    """``<namespace>.linalg.<fname>`` of a chunk, in the chunk's own namespace (a task)."""
+    return getattr(_xp.namespace_of(block).linalg, fname)(block, **kwargs)
 
 
 def _local_blocks(x: _dndarray.DNDarray, fn: Callable, axes, keepdims: bool, dtype):
@@ -32,7 +37,7 @@ def _local_blocks(x: _dndarray.DNDarray, fn: Callable, axes, keepdims: bool, dty
         chunks=chunks,
         drop_axis=[] if keepdims else list(axes),
         dtype=dtype,
-        meta=_graph.meta_of(dtype, len(chunks)),
+        meta=_graph.meta_of(dtype, len(chunks), like=x),
     )
     split = _layout.reduced_split(x.split, axes, keepdims)
     return _dndarray.from_dask(out, split, x.comm, parents=(x,))
@@ -108,7 +113,7 @@ def vector_norm(x, ord=2, axis=None, keepdims=False):
     axes = _layout.normalize_axes(axis, x.ndim)
     x = _real_float(x)
     if x.split is None or x.split not in axes:
-        fn = functools.partial(np.linalg.vector_norm, ord=ord, axis=axes, keepdims=keepdims)
+        fn = functools.partial(_chunk_norm, "vector_norm", ord=ord, axis=axes, keepdims=keepdims)
         return _local_blocks(x, fn, axes, keepdims, _norm_dtype(x))
     return _vector_norm_over_split(x, ord, axes, keepdims)
 
@@ -215,7 +220,7 @@ def matrix_norm(x, ord="fro", axis=(-2, -1), keepdims=False):
     rows, cols = _matrix_axes(axis, x.ndim)
     x = _real_float(x)
     if x.split is None or x.split not in (rows, cols):
-        fn = functools.partial(np.linalg.norm, ord=ord, axis=(rows, cols), keepdims=keepdims)
+        fn = functools.partial(_chunk_norm, "norm", ord=ord, axis=(rows, cols), keepdims=keepdims)
         return _local_blocks(x, fn, tuple(sorted((rows, cols))), keepdims, _norm_dtype(x))
     return _matrix_norm_over_split(x, ord, rows, cols, keepdims)
 

@@ -243,13 +243,58 @@ def _torch_common(*arrays) -> list:
     return [x.astype(common.dtype) if x.dtype != common.dtype else x for x in arrays]
 
 
+def _axis_of(value, ndim: int, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"`{name}` of `cross` must be an int, got {type(value).__name__}")
+    if not -ndim <= value < ndim:
+        raise ValueError(f"`{name}` of `cross` must be in [{-ndim}, {ndim - 1}], got {value}")
+    return int(value) % ndim
+
+
+def _moved_split(split, source: int, destination: int, ndim: int):
+    """Where the split axis is after ``moveaxis(source, destination)``."""
+    if split is None:
+        return None
+    order = [i for i in range(ndim) if i != source]
+    order.insert(destination, source)
+    return order.index(split)
+
+
+def _cross_axes(a, b, axisa, axisb, axisc, axis):
+    """Heat's ``cross`` checks: ``axis`` (unless -1 with other axes given) sets all three;
+    vectors along a split axis, and splits that differ once the vector axes are aligned,
+    are a ``ValueError``. Returns the axes for the core (``axis`` None: use the three)."""
+    together = not isinstance(axis, numbers.Integral) or axis != -1
+    if together or axisa == axisb == axisc == -1:
+        axis = _axis_of(axis, a.ndim, "axis")
+        axisa = axisb = axisc = axis
+    else:
+        axisa, axisb = _axis_of(axisa, a.ndim, "axisa"), _axis_of(axisb, b.ndim, "axisb")
+        axisc = _axis_of(axisc, a.ndim, "axisc")
+        axis = None
+    if a.split == axisa or b.split == axisb:
+        raise ValueError(
+            f"`cross` of vectors along the split axis is not supported (as in Heat): "
+            f"`a` split {a.split}, axisa {axisa}; `b` split {b.split}, axisb {axisb}"
+        )
+    a_split = _moved_split(a.split, axisa, axisc, a.ndim)
+    b_split = _moved_split(b.split, axisb, axisc, b.ndim)
+    if a.ndim == b.ndim and a_split != b_split:
+        raise ValueError(
+            f"`a` and `b` of `cross` must have the same split once the vector axes are "
+            f"aligned (as in Heat), got {a_split} and {b_split}"
+        )
+    return axisa, axisb, axisc, axis
+
+
 def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int = -1):
-    """Heat's ``cross``: the operands are cast to torch's common type first."""
+    """Heat's ``cross``: Heat's axis and split checks (:func:`_cross_axes`), then the
+    operands cast to torch's common type."""
     for name, v in (("a", a), ("b", b)):
         if not isinstance(v, _dndarray.DNDarray):
             raise TypeError(f"`{name}` of `cross` must be a DNDarray, got {type(v).__name__}")
+    axisa, axisb, axisc, axis = _cross_axes(a, b, axisa, axisb, axisc, axis)
     a, b = _torch_common(a, b)
-    axis = None if axis == -1 else axis  # Heat: -1 leaves axisa, axisb, axisc in charge
     return _adapt.face(_core_linalg.cross(a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis))
 
 
