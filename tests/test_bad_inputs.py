@@ -995,7 +995,7 @@ CATALOGUE: dict[str, Bad] = {
         r"`a` of `matrix_exp` must be square in its last two axes, got shape \(4, 3\)",
     ),
     "heat-matmul-axes": Bad(
-        lambda e: hf.matmul(hf.zeros((2, 4, 3), comm=e.comm), hf.zeros((3,), comm=e.comm)),
+        lambda e: hf.matmul(hf.zeros((3, 4, 3), comm=e.comm), hf.zeros((3,), comm=e.comm)),
         ValueError,
         r"`a` and `b` of `matmul` must have the same number of axes",
         (),

@@ -211,7 +211,7 @@ def matrix_exp(a):
         raise TypeError(f"`a` of `matrix_exp` must be a DNDarray, got {type(a).__name__}")
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise RuntimeError(
-            f"`a` of `matrix_exp` must be square in its last two axes, got {a.shape}"
+            f"`a` of `matrix_exp` must be square in its last two axes, got shape {a.shape}"
         )
     if a.is_distributed() and a.split >= a.ndim - 2:
         raise ValueError(
