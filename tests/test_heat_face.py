@@ -590,6 +590,12 @@ def test_condest_bounds_the_condition_number(comm_of):
         est = ht.linalg.condest(x, params={"nsamples": 15})
         assert isinstance(est, ht.DNDarray) and est.shape == () and est.dtype is ht.float64
         assert est.item() >= s.max() / s.min()
+    est = ht.linalg._estimate_largest_singularvalue(x)
+    assert est.shape == () and est.dtype is ht.float64 and est.item() >= s.max()
+    with pytest.raises(NotImplementedError, match="only 'fro'"):
+        ht.linalg._estimate_largest_singularvalue(x, algorithm="invalid")
+    with pytest.raises(TypeError, match="`algorithm` must be a str, got int"):
+        ht.linalg._estimate_largest_singularvalue(x, algorithm=1)
     with pytest.raises(NotImplementedError, match="algorithm='invalid'"):
         ht.linalg.condest(x, algorithm="invalid")
     with pytest.raises(TypeError, match="`algorithm` of `condest` must be a str"):

@@ -473,3 +473,14 @@ def condest(a, p=None, algorithm: str = "randomized", params=None):
     upper = _core_linalg.matrix_norm(_core_linalg.matmul(r, q))
     lower = _core_linalg.matrix_norm(_core_linalg.solve(r, q))
     return _adapt.face(_elementwise.multiply(_elementwise.multiply(upper, scale), lower))
+
+
+def _estimate_largest_singularvalue(a, algorithm: str = "fro"):
+    """Heat's private ``_estimate_largest_singularvalue``: an upper bound of the largest
+    singular value of a 2-D ``a``; ``"fro"`` (the only algorithm, as in Heat) is the
+    Frobenius norm, a 0-d array of ``a``'s float type."""
+    if not isinstance(algorithm, str):
+        raise TypeError(f"`algorithm` must be a str, got {type(algorithm).__name__}")
+    if algorithm != "fro":
+        raise NotImplementedError(f"`algorithm` {algorithm!r} is not supported, only 'fro'")
+    return matrix_norm(a, ord="fro")
