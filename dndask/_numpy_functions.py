@@ -60,8 +60,7 @@ def _numpy_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         raise unsupported("numpy.linalg.svd with `hermitian=True`")
     if not compute_uv:
         return _linalg.svd(a, full_matrices=False, compute_uv=False)  # S is the same either way
-    u, s, v = _linalg.svd(a, full_matrices=full_matrices)
-    return u, s, v.conj().T
+    return tuple(_linalg.svd(a, full_matrices=full_matrices))
 
 
 def _c_order(order: str, name: str) -> None:
