@@ -6,7 +6,7 @@ most of xarray's operations (reductions, arithmetic, ``isel``, ``where``,
 on it, which dndask implements, so their results are DNDarrays again. A few
 hand the DNDarray to a Dask function instead (xarray treats any Dask
 collection as a Dask array): Dask's ``sliding_window_view`` for ``rolling``,
-``rechunk`` for ``.chunk()`` and ``shift``, ``dask.array.apply_gufunc`` for
+``rechunk`` for ``.chunk()``, ``shift`` and ``roll``, ``dask.array.apply_gufunc`` for
 ``apply_ufunc(dask="parallelized")``. Dask reads the DNDarray as its plain
 Dask array (``DNDarray.to_dask_array``, ``DNDarray.rechunk``), and the result
 is a ``dask.array.Array`` in Dask's chunks. Those two methods call
@@ -49,6 +49,11 @@ _REASONS: dict[str, tuple[str, str]] = {
     "_shift_one_dim": (
         "`shift`",
         "xarray pads and slices the DNDarray (which keeps the layout) and then calls "
+        "`data.rechunk(chunks)`, which gives Dask's array (Dask's own functions rely on that)",
+    ),
+    "_roll_one_dim": (
+        "`roll`",
+        "xarray joins two slices of the DNDarray (which keeps the layout) and then calls "
         "`data.rechunk(chunks)`, which gives Dask's array (Dask's own functions rely on that)",
     ),
     "apply_gufunc": (

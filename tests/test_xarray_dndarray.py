@@ -124,6 +124,7 @@ def test_selection_keeps_a_dndarray_and_rows_in_place(comm_of, n):
             comm,
         )
         check(xr.concat([x, x], "time"), xr.concat([memory, memory], "time"), 0, comm)
+        check(x.pad(time=(1, 2)), memory.pad(time=(1, 2)), 0, comm)
     # rows stay where they were: isel over rank boundaries moves nothing
     picked = x.isel(time=slice(2, 9)).data
     whole = x.data.lshape_map[:, 0].tolist()
@@ -203,6 +204,7 @@ def test_rolling_warns_once_and_is_right(comm_of, n):
     ("label", "op", "match"),
     [
         ("shift", lambda o: o.shift(time=2), r"`shift`.*rechunk"),
+        ("roll", lambda o: o.roll(time=3), r"`roll`.*joins two slices"),
         ("chunk", lambda o: o.chunk({"time": 2}), r"`chunk`.*Dask chunks"),
         (
             "apply_ufunc",
