@@ -354,3 +354,18 @@ def test_sliding_window_view_bad_input(comm_of):
         view(a, 2.0)
     with pytest.raises(NotImplementedError, match=r"a copy: `subok` and `writeable` must be False"):
         view(a, 2, writeable=True)
+
+
+def test_a_scalar_of_the_default_comm_is_a_value(comm_of):
+    """xarray's ``fillna(0)`` makes ``xp.asarray(0)`` on the default comm: a 0-d operand."""
+    sub = comm_of(2)
+    a = ht.array([1.0, np.nan, 3.0], split=0, comm=sub)
+    zero = ht.array(0.0)  # the default comm (5 ranks)
+    assert zero.comm != sub
+    out = ht.where(ht.isnan(a), zero, a)
+    assert out.comm == sub and out.split == 0
+    np.testing.assert_array_equal(out.numpy(), [1.0, 0.0, 3.0])
+    np.testing.assert_array_equal((zero + a).numpy(), [1.0, np.nan, 3.0])
+    assert (zero + a).comm == sub
+    with pytest.raises(ValueError, match="operands of `add` must share a comm"):
+        a + ht.zeros(3, split=0)
