@@ -79,8 +79,9 @@ def optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
     two tasks makes it warn "different `run_spec`" and keep the old task
     (dask/dask#9888), which can deadlock. dndask's graphs have one chunk per
     rank, so fusion saves few tasks; without it every key always means one
-    task. This is also ``DNDarray.__dask_optimize__``, so ``dask.compute(a)``
-    submits the same graph as ``a.compute()``.
+    task. ``DNDarray.__dask_optimize__`` is this with the array's placement
+    (:func:`optimize_placed`), so ``dask.compute(a)`` submits the same graph as
+    ``a.compute()``, its tasks on their ranks.
 
     A layer that builds some of its keys differently when culled to part of
     them (Dask's p2p rechunk makes a lone kept chunk with ``concatenate3``,
