@@ -79,6 +79,10 @@ def test_reductions_keep_a_dndarray(comm_of, n):
         check(x.cumsum("time"), memory.cumsum("time"), 0, comm, counts)
         check(x.cumprod("lat"), memory.cumprod("lat"), 0, comm, counts)
         check(x.resample(time="3D").mean(), memory.resample(time="3D").mean(), None, comm)
+        by_day = x.groupby("time.dayofweek").mean()
+        check(by_day, memory.groupby("time.dayofweek").mean(), None, comm)
+        check(x.groupby("lat").mean(), memory.groupby("lat").mean(), 0, comm, counts)
+        check(x.argmin("lat"), memory.argmin("lat"), 0, comm, counts)
         ds = xr.Dataset({"t": x, "m": x.mean("lat")})
         check(ds.mean("time")["t"], memory.mean("time"), None, comm)
         check(ds.mean("lat")["t"], memory.mean("lat"), 0, comm, counts)
@@ -103,6 +107,8 @@ def test_arithmetic_keeps_a_dndarray(comm_of, n):
         check(x.fillna(0), memory.fillna(0), 0, comm, counts)
         check(x.astype("float32"), memory.astype("float32"), 0, comm, counts)
         check(x.T, memory.T, 1, comm, counts)
+        allowed = xr.apply_ufunc(np.sqrt, x, dask="allowed")
+        check(allowed, np.sqrt(memory), 0, comm, counts)
         check(x.diff("time"), memory.diff("time"), 0, comm)
 
 
