@@ -330,6 +330,21 @@ def test_weight_section_shows_both_runs_and_the_differences():
     assert "about 178 MiB" in text
 
 
+def test_weight_section_shows_earlier_runs_oldest_first():
+    oldest, middle, now = (
+        _weight_run(4.5, 4, 293.0),
+        _weight_run(1.3, 0, 115.0),
+        _weight_run(1.25, 0, 113.0),
+    )
+    middle["dndask"]["idle"] = dict(middle["dndask"]["idle"], mean_mib=160.0)
+    text = weight.section(now, middle, "hook at import (b)", [("before (a)", oldest)])
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "UTC" in line]
+    assert [r.split(",")[0] for r in rows] == ["| before (a)", "| hook at import (b)", "| now"]
+    assert "about 178 MiB" in text  # the run with torch on its workers against the next one
+    assert "- hook at import (b): an idle dndask worker holds +50 MiB" in text
+    assert "- now: an idle dndask worker holds +3 MiB" in text
+
+
 def test_weight_section_replaces_its_own_part_of_the_page(tmp_path):
     doc = tmp_path / "performance.md"
     doc.write_text("# Performance\n\n## Sorting\n\nx\n\n## Reading the numbers\n\ny\n")
