@@ -37,6 +37,7 @@ from ._factories import (
     zeros_like,
 )
 from ._grids import asarray, logspace, meshgrid, shape
+from ._handoff import LayoutWarning
 from ._io import (
     load,
     load_csv,
@@ -171,6 +172,7 @@ __all__ = [
     "Comm",
     "DNDarray",
     "Device",
+    "LayoutWarning",
     "LshapeMap",
     "PerRank",
     "abs",

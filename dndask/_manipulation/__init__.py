@@ -20,6 +20,7 @@ What lives where:
 - ``_repeat``: ``repeat``, ``tile``.
 - ``_reorder``: ``flip``, ``roll``.
 - ``_pad``: ``pad``.
+- ``_windows``: ``sliding_window_view`` (a copy; windows along the split take a halo).
 - ``_diag``: ``diag``, ``diagonal``, ``triu``, ``tril``.
 - ``_split``: ``split``, ``hsplit``, ``vsplit``, ``dsplit``.
 - ``_broadcast``: ``broadcast_to``, ``broadcast_arrays``, ``column_stack``, ``row_stack``,
@@ -37,6 +38,7 @@ from ._reorder import flip, roll
 from ._repeat import repeat, tile
 from ._reshape import flatten, ravel, reshape
 from ._split import dsplit, hsplit, split, vsplit
+from ._windows import sliding_window_view
 
 __all__ = [
     "broadcast_arrays",
@@ -61,6 +63,7 @@ __all__ = [
     "reshape",
     "roll",
     "row_stack",
+    "sliding_window_view",
     "split",
     "squeeze",
     "stack",
