@@ -141,6 +141,7 @@ TABLE: dict[Callable, Callable] = {
     np.repeat: _manipulation.repeat,
     np.reshape: _manipulation.reshape,
     np.roll: _manipulation.roll,
+    np.rot90: _manipulation.rot90,
     np.squeeze: _manipulation.squeeze,
     np.stack: _manipulation.stack,
     np.swapaxes: _manipulation.swapaxes,

@@ -18,7 +18,7 @@ What lives where:
 - ``_axes``: ``transpose``, ``swapaxes``, ``moveaxis``, ``expand_dims``, ``squeeze``.
 - ``_join``: ``concatenate``, ``stack``, ``vstack``, ``hstack``.
 - ``_repeat``: ``repeat``, ``tile``.
-- ``_reorder``: ``flip``, ``roll``.
+- ``_reorder``: ``flip``, ``roll``, ``rot90``.
 - ``_pad``: ``pad``.
 - ``_diag``: ``diag``, ``diagonal``, ``triu``, ``tril``.
 - ``_split``: ``split``, ``hsplit``, ``vsplit``, ``dsplit``.
@@ -33,7 +33,7 @@ from ._broadcast import broadcast_arrays, broadcast_to, column_stack, fliplr, fl
 from ._diag import diag, diagonal, fill_diagonal, tril, triu
 from ._join import concatenate, hstack, stack, vstack
 from ._pad import pad
-from ._reorder import flip, roll
+from ._reorder import flip, roll, rot90
 from ._repeat import repeat, tile
 from ._reshape import flatten, ravel, reshape
 from ._split import dsplit, hsplit, split, vsplit
@@ -60,6 +60,7 @@ __all__ = [
     "repeat",
     "reshape",
     "roll",
+    "rot90",
     "row_stack",
     "split",
     "squeeze",

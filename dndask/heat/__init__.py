@@ -34,7 +34,7 @@ import numpy as _np
 import dndask as _core
 
 from .. import _dndarray, _ops, _torch, _ufuncs_extra
-from . import _adapt, _extras, _local, _optable, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
+from . import _adapt, _extras, _local, _manip, _optable, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
 from ._array import DNDarray, install_methods
 from ._optable import rows
 from .types import (  # noqa: F401  (re-exported below through __all__)
@@ -446,39 +446,13 @@ def _arg_reduction(core_fn, name):
     return arg_reduction
 
 
-def _joined(core_fn, name):
-    """A join whose operands are first cast to Heat's common type (int32 + float32: float32)."""
-
-    def join(arrays, *args, out=None, **kwargs):
-        if isinstance(arrays, (list, tuple)) and arrays:
-            arrays = list(arrays)
-            dnds = [a for a in arrays if isinstance(a, _dndarray.DNDarray)]
-            if _builtins.any(a.comm != dnds[0].comm for a in dnds):
-                raise RuntimeError(f"`arrays` of `{name}` must share one comm (as in Heat)")
-            if dnds:
-                common = types.result_type(*dnds)
-                arrays = [
-                    a.astype(common) if isinstance(a, _dndarray.DNDarray) and a.dtype != common
-                    else a
-                    for a in arrays
-                ]  # fmt: skip
-                if name == "hstack" and _builtins.any(a.ndim > 1 for a in dnds):
-                    # Heat joins a 1-D array to 2-D ones as a column
-                    arrays = [_core.expand_dims(a, 1) if a.ndim == 1 else a for a in arrays]
-        result = core_fn(arrays, *args, **kwargs)
-        if out is None:
-            return _adapt.face(result)
-        return _adapt.face(_ops.into(out, result, name))  # relaid out into out's split
-
-    join.__name__ = join.__qualname__ = name
-    join.__doc__ = (
-        f"Heat's ``{name}``: operands promoted by Heat's rule; see :func:`dndask.{name}`."
-    )
-    return join
-
-
 for _name in ("concatenate", "stack", "vstack", "hstack", "column_stack", "row_stack"):
-    _funcs[_name] = _joined(getattr(_core, _name), _name)
+    _funcs[_name] = _manip.joined(getattr(_core, _name), _name)
+_funcs["broadcast_arrays"] = _manip.broadcast_arrays
+_funcs["pad"] = _manip.pad
+_funcs["sort"] = _manip.sort
+_funcs["topk"] = _manip.topk
+_funcs["unique"] = _manip.unique
 
 
 def diagonal(a, offset=0, dim1=0, dim2=1):
@@ -658,6 +632,7 @@ def round(x, decimals=0, out=None, dtype=None):
 
 _funcs["modf"], _funcs["round"] = modf, round
 _funcs["sign"] = _extras.heat_sign(_funcs["sign"])
+_funcs["split"] = _manip.split_axis_checked(_funcs["split"])
 for _name in ("split", "hsplit", "vsplit", "dsplit"):
     _funcs[_name] = _extras.gathered_indices(_funcs[_name], _name)
 _funcs["maximum"] = _extras.same_split_axes(_funcs["maximum"])

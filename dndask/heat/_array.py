@@ -319,6 +319,7 @@ METHODS = (
     "tril",
     "triu",
     "trace",
+    "unique",
     "transpose",
 )
 
