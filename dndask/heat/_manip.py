@@ -46,7 +46,9 @@ def _torch_result_type(arrays):
 
 def _check_dndarrays(arrays, name: str) -> list:
     if not isinstance(arrays, (list, tuple)):
-        raise TypeError(f"`arrays` of `{name}` must be a list or tuple, got {type(arrays).__name__}")
+        raise TypeError(
+            f"`arrays` of `{name}` must be a list or tuple, got {type(arrays).__name__}"
+        )
     for i, a in enumerate(arrays):
         if not isinstance(a, _dndarray.DNDarray):
             raise TypeError(f"`arrays[{i}]` of `{name}` must be a DNDarray, got {type(a).__name__}")
@@ -92,7 +94,9 @@ def joined(core_fn, name: str):
                     )
         arrays = _check_dndarrays(arrays, name)
         if stack_like and len(arrays) < 2:
-            raise ValueError(f"`arrays` of `stack` must hold at least 2 DNDarrays, got {len(arrays)}")
+            raise ValueError(
+                f"`arrays` of `stack` must hold at least 2 DNDarrays, got {len(arrays)}"
+            )
         if builtins.any(a.comm != arrays[0].comm for a in arrays):
             raise RuntimeError(f"`arrays` of `{name}` must share one comm (as in Heat)")
         if arrays:
@@ -157,9 +161,7 @@ def _check_pairs(value, name: str) -> None:
     for item in value:
         if isinstance(item, (list, tuple)):
             if len(item) != 2:
-                raise ValueError(
-                    f"`{name}` of `pad` must hold (before, after) pairs, got {item!r}"
-                )
+                raise ValueError(f"`{name}` of `pad` must hold (before, after) pairs, got {item!r}")
             item_values = item
         else:
             item_values = (item,)
@@ -169,7 +171,7 @@ def _check_pairs(value, name: str) -> None:
 
 
 def pad(array, pad_width, mode: str = "constant", constant_values=0):
-    """Heat's ``pad``: ``k`` pairs of ``pad_width`` (and ``constant_values``) pad the last ``k`` axes.
+    """Heat's ``pad``: ``k`` pairs in ``pad_width`` or ``constant_values`` pad the last k axes.
 
     The shortcuts are numpy's (an int, one pair for every axis); see :func:`dndask.pad`.
 
@@ -221,7 +223,7 @@ def sort(a, axis: int = -1, descending: bool = False, out=None):
 
 
 def split_axis_checked(fn):
-    """Heat's ``split``: ``axis`` must be an int in ``[0, ndim)`` (a negative one is a ValueError)."""
+    """Heat's ``split``: ``axis`` an int in ``[0, ndim)`` (a negative one is a ValueError)."""
 
     def split(x, indices_or_sections, axis=0):
         if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
