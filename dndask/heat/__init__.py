@@ -453,6 +453,10 @@ _funcs["pad"] = _manip.pad
 _funcs["sort"] = _manip.sort
 _funcs["topk"] = _manip.topk
 _funcs["unique"] = _manip.unique
+_funcs["nonzero"] = _manip.nonzero
+_funcs["where"] = _manip.where
+_funcs["any"] = _manip.axis_reduction_1d(_core.any, "any")
+_funcs["all"] = _manip.axis_reduction_1d(_core.all, "all")
 
 
 def diagonal(a, offset=0, dim1=0, dim2=1):

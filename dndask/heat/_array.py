@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _dndarray
-from . import _adapt, _local, types
+from . import _adapt, _local, _manip, types
 from ._optable import OPERATORS
 
 if TYPE_CHECKING:
@@ -215,6 +215,23 @@ class DNDarray(_dndarray.DNDarray):
     def __invert__(self):
         return _FUNCS["invert"](self)
 
+    def __getitem__(self, key):
+        """numpy's indexing, but an int DNDarray of ``ndim`` columns is one row of
+        coordinates per element (Heat's: the result of ``nonzero``)."""
+        return _adapt.face(_dndarray.DNDarray.__getitem__(self, _manip.coordinate_key(self, key)))
+
+    def __setitem__(self, key, value) -> None:
+        """numpy's assignment (``same_kind`` casting), with Heat's coordinate keys; a float
+        scalar of integral value (``a[k] = 10.0``) goes into an int array as that int,
+        as in Heat (no value changes, so nothing is truncated)."""
+        if (
+            isinstance(value, (float, np.floating))
+            and self._array.dtype.kind in "iu"
+            and float(value).is_integer()
+        ):
+            value = int(value)
+        _dndarray.DNDarray.__setitem__(self, _manip.coordinate_key(self, key), value)
+
     def __round__(self, ndigits=None):
         """``round(x)``: a Python number for one element, else an elementwise round (Heat)."""
         if self.size == 1:
@@ -256,7 +273,7 @@ def _wrap_core_methods() -> None:
             setattr(DNDarray, name, property(_method(attr.fget), attr.fset))
         elif callable(attr) and not isinstance(attr, (staticmethod, classmethod)):
             setattr(DNDarray, name, _method(attr))
-    for name in ("__getitem__", "__matmul__", "__rmatmul__", "__divmod__", "__rdivmod__"):
+    for name in ("__matmul__", "__rmatmul__", "__divmod__", "__rdivmod__"):
         setattr(DNDarray, name, _method(getattr(_dndarray.DNDarray, name)))
 
 
@@ -300,7 +317,9 @@ def _inplace(fn, name: str):
 
 # Heat's DNDarray methods that are the face's functions with the array first
 METHODS = (
+    "all",
     "allclose",
+    "any",
     "argmax",
     "argmin",
     "average",
@@ -311,6 +330,7 @@ METHODS = (
     "median",
     "modf",
     "nan_to_num",
+    "nonzero",
     "percentile",
     "ptp",
     "reshape",

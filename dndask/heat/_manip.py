@@ -6,7 +6,10 @@ result types and result tuples. Each is a composition of the core's functions.
 - ``broadcast_arrays``: operands distributed along one (aligned) axis;
 - ``pad``: fewer ``(before, after)`` pairs than axes pad the last axes;
 - ``sort``: ``(values, int32 indices)``;
-- ``split``: ``axis`` in ``[0, ndim)``.
+- ``split``: ``axis`` in ``[0, ndim)``;
+- ``nonzero`` (and one-argument ``where``): one ``(n, ndim)`` array, which indexes as
+  coordinates (:func:`coordinate_key`);
+- ``any``/``all`` along the axis of 1-D input: shape ``(1,)``.
 """
 
 from __future__ import annotations
@@ -22,13 +25,17 @@ from .. import _dndarray, _ops, _torch
 from . import _adapt, types
 
 __all__ = [
+    "axis_reduction_1d",
     "broadcast_arrays",
+    "coordinate_key",
     "joined",
+    "nonzero",
     "pad",
     "sort",
     "split_axis_checked",
     "topk",
     "unique",
+    "where",
 ]
 
 
@@ -300,3 +307,74 @@ def unique(a, sorted: bool = False, return_inverse: bool = False, axis=None):
     if a.split is None:
         inverse = inverse.astype(a.to_dask().dtype)
     return [values, _adapt.face(inverse)]
+
+
+def nonzero(x):
+    """Heat's ``nonzero``: one int64 array of shape ``(n, ndim)`` (``(n,)`` for 1-D input).
+
+    Row ``i`` holds the coordinates of the ``i``-th nonzero element in C order; the
+    result is split 0 when ``x`` is split, as in Heat. See :func:`dndask.nonzero`.
+
+    >>> import dndask.heat as ht
+    >>> ht.nonzero(ht.array([[0, 3], [4, 0]], split=1)).tolist()
+    [[0, 1], [1, 0]]
+    """
+    coords = _core.nonzero(x)
+    if len(coords) == 1:
+        return _adapt.face(coords[0])
+    return _adapt.face(_core.stack(list(coords), axis=1))
+
+
+def where(cond, x=None, y=None):
+    """Heat's ``where``: with ``cond`` only, its :func:`nonzero`; ``x`` and ``y`` both or neither.
+
+    Operands split along an axis other than ``cond``'s are a ``NotImplementedError``,
+    as in Heat. See :func:`dndask.where`.
+
+    >>> import dndask.heat as ht
+    >>> ht.where(ht.array([0, 2, 3]) > 1).tolist()
+    [1, 2]
+    """
+    if x is None and y is None:
+        return nonzero(cond)
+    if x is None or y is None:
+        raise TypeError("`where` takes either both `x` and `y` or neither")
+    if isinstance(cond, _dndarray.DNDarray) and cond.split is not None:
+        for v in (x, y):
+            if isinstance(v, _dndarray.DNDarray) and v.split not in (None, cond.split):
+                raise NotImplementedError(
+                    f"`where` of operands split along different axes ({cond.split} and "
+                    f"{v.split}) is not implemented (as in Heat)"
+                )
+    return _adapt.face(_core.where(cond, x, y))
+
+
+def axis_reduction_1d(fn, name: str):
+    """Heat's ``any``/``all``: a reduction along an axis to a 0-d result has shape ``(1,)``."""
+
+    def reduction(x, axis=None, out=None, keepdims: bool = False):
+        result = fn(x, axis=axis, keepdims=keepdims)
+        if axis is not None and not keepdims and result.ndim == 0:
+            result = result.reshape((1,))
+        if out is not None:
+            return _adapt.face(_ops.into(out, result, name))
+        return _adapt.face(result)
+
+    reduction.__name__ = reduction.__qualname__ = name
+    reduction.__doc__ = f"Heat's ``{name}``: shape ``(1,)`` along an axis of 1-D input."
+    return reduction
+
+
+def coordinate_key(array, key):
+    """Heat's indexing key: an int DNDarray of ``array.ndim`` columns (``ndim > 1``) holds
+    one element's coordinates per row (``nonzero``'s result), so it becomes a tuple of
+    its columns; any other key is returned as it is."""
+    if (
+        isinstance(key, _dndarray.DNDarray)
+        and array.ndim > 1
+        and key.ndim == array.ndim
+        and key.to_dask().dtype.kind in "iu"
+        and key.shape[-1] == array.ndim
+    ):
+        return tuple(key[:, i] for i in range(array.ndim))
+    return key
