@@ -455,6 +455,7 @@ _funcs["topk"] = _manip.topk
 _funcs["unique"] = _manip.unique
 _funcs["nonzero"] = _manip.nonzero
 _funcs["where"] = _manip.where
+_funcs["diff"] = _manip.diff
 _funcs["any"] = _manip.axis_reduction_1d(_core.any, "any")
 _funcs["all"] = _manip.axis_reduction_1d(_core.all, "all")
 
@@ -494,7 +495,8 @@ _funcs["diag"] = diag
 
 
 def meshgrid(*arrays, indexing="xy"):
-    """Heat's ``meshgrid``: 0-d inputs count as one element (torch's rule).
+    """Heat's ``meshgrid``: 0-d inputs count as one element (torch's rule), and every grid
+    is split along the axis of the one distributed input.
 
     >>> import dndask.heat as ht
     >>> [g.shape for g in ht.meshgrid(ht.array(1), ht.arange(3))]
@@ -505,9 +507,18 @@ def meshgrid(*arrays, indexing="xy"):
     arrays = tuple(
         a.reshape((1,)) if isinstance(a, _dndarray.DNDarray) and a.ndim == 0 else a for a in arrays
     )
-    if _builtins.sum(isinstance(a, _dndarray.DNDarray) and a.split is not None for a in arrays) > 1:
+    split_inputs = [
+        i for i, a in enumerate(arrays) if isinstance(a, _dndarray.DNDarray) and a.split is not None
+    ]
+    if len(split_inputs) > 1:
         raise ValueError("only one array of `meshgrid` may be distributed (as in Heat)")
-    return _adapt.face(_core.meshgrid(*arrays, indexing=indexing))
+    grids = _core.meshgrid(*arrays, indexing=indexing)
+    if split_inputs:  # Heat: every grid is split along the distributed input's axis
+        axis = split_inputs[0]
+        if indexing == "xy" and len(arrays) > 1 and axis < 2:
+            axis = 1 - axis
+        grids = [g if g.split == axis else g.resplit(axis) for g in grids]
+    return _adapt.face(grids)
 
 
 _funcs["meshgrid"] = meshgrid

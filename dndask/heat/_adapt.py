@@ -281,6 +281,15 @@ def _masked(core_fn, operands, rest, kwargs, out, where, want, name):
             f"`where` of `{name}` must be a DNDarray of bools, got {type(where).__name__}"
         )
     result = core_fn(*operands, *rest, **kwargs)
+    if (
+        where.split is not None
+        and result.split is not None
+        and where.split != result.split  # Heat compares the split numbers as they are
+    ):
+        raise NotImplementedError(
+            f"`where` of `{name}` split along another axis than the result "
+            f"(split {where.split} and {result.split}) is not implemented (as in Heat)"
+        )
     if want is not None and np.dtype(result.to_dask().dtype) != want:
         result = result.astype(want)
     base = out if out is not None else _factories.zeros_like(result)

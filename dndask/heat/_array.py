@@ -335,6 +335,7 @@ METHODS = (
     "ptp",
     "reshape",
     "rot90",
+    "round",
     "skew",
     "tril",
     "triu",

@@ -28,6 +28,7 @@ __all__ = [
     "axis_reduction_1d",
     "broadcast_arrays",
     "coordinate_key",
+    "diff",
     "joined",
     "nonzero",
     "pad",
@@ -378,3 +379,34 @@ def coordinate_key(array, key):
     ):
         return tuple(key[:, i] for i in range(array.ndim))
     return key
+
+
+def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
+    """Heat's ``diff``: a DNDarray ``prepend``/``append`` must have length 1 along ``axis``.
+
+    Heat takes scalars or such one-row DNDarrays (any other shape is a ValueError,
+    other types a TypeError); numpy's longer blocks are refused. See
+    :func:`dndask.diff`.
+
+    >>> import dndask.heat as ht
+    >>> ht.diff(ht.array([1, 4, 9], split=0), append=ht.array([16])).tolist()
+    [3, 5, 7]
+    """
+    if isinstance(a, _dndarray.DNDarray) and a.ndim > 0:
+        if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+            raise TypeError(f"`axis` of `diff` must be an int, got {type(axis).__name__}")
+        ax = int(axis) % a.ndim if -a.ndim <= axis < a.ndim else None
+        for value, what in ((prepend, "prepend"), (append, "append")):
+            if value is None or _adapt._is_scalar(value):
+                continue
+            if not isinstance(value, _dndarray.DNDarray):
+                raise TypeError(
+                    f"`{what}` of `diff` must be a scalar or a DNDarray, got {type(value).__name__}"
+                )
+            if ax is not None:
+                want = (*a.shape[:ax], 1, *a.shape[ax + 1 :])
+                if value.shape != want:
+                    raise ValueError(
+                        f"`{what}` of `diff` must have shape {want}, got {value.shape} (as in Heat)"
+                    )
+    return _adapt.face(_core.diff(a, n, axis, prepend=prepend, append=append))
