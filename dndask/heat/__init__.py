@@ -34,7 +34,7 @@ import numpy as _np
 import dndask as _core
 
 from .. import _dndarray, _ops, _torch, _ufuncs_extra
-from . import _adapt, _extras, _local, _manip, _optable, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
+from . import _adapt, _extras, _local, _manip, _optable, _stats, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
 from ._array import DNDarray, install_methods
 from ._optable import rows
 from .types import (  # noqa: F401  (re-exported below through __all__)
@@ -432,20 +432,6 @@ def broadcast_shape(shape_a, shape_b) -> tuple:
         raise ValueError(f"shapes {shape_a} and {shape_b} cannot be broadcast together") from None
 
 
-def _arg_reduction(core_fn, name):
-    def arg_reduction(x, axis=None, out=None, keepdims=False, **kwargs):
-        result = core_fn(x, axis, keepdims=keepdims, **kwargs)
-        if axis is None and not keepdims:
-            result = result.reshape((1,))  # Heat gives a 1-element array for axis=None
-        if out is not None:
-            return _adapt.face(_ops.into(out, result, name))
-        return _adapt.face(result)
-
-    arg_reduction.__name__ = arg_reduction.__qualname__ = name
-    arg_reduction.__doc__ = f"Heat's ``{name}``: shape ``(1,)`` for ``axis=None``."
-    return arg_reduction
-
-
 for _name in ("concatenate", "stack", "vstack", "hstack", "column_stack", "row_stack"):
     _funcs[_name] = _manip.joined(getattr(_core, _name), _name)
 _funcs["broadcast_arrays"] = _manip.broadcast_arrays
@@ -659,8 +645,14 @@ for _name in ("vector_norm", "matrix_norm", "norm"):  # Heat's top-level names
     _funcs[_name] = getattr(linalg, _name)
 _funcs["matmul"] = linalg.matmul
 _funcs["transpose"] = linalg.transpose
-_funcs["argmax"] = _arg_reduction(_core.argmax, "argmax")
-_funcs["argmin"] = _arg_reduction(_core.argmin, "argmin")
+_funcs["argmax"] = _stats.arg_reduction(_core.argmax, "argmax")
+_funcs["argmin"] = _stats.arg_reduction(_core.argmin, "argmin")
+for _name in ("mean", "var", "std"):
+    _funcs[_name] = _stats.moment(_funcs[_name], _name)
+_funcs["average"] = _stats.average
+_funcs["bincount"] = _stats.bincount
+_funcs["percentile"] = _stats.percentile
+_funcs["histogram"] = _stats.histogram
 _funcs["divmod"] = divmod
 _funcs["cumsum"] = _cumulative(_core.cumsum, "cumsum")
 _funcs["cumprod"] = _funcs["cumproduct"] = _cumulative(_core.cumprod, "cumprod")

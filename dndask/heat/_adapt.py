@@ -68,6 +68,10 @@ def check_out(out, result, name: str) -> None:
         raise ValueError(
             f"`out` of `{name}` must have the result's split {result.split}, got {out.split}"
         )
+    if out.comm != result.comm:
+        raise NotImplementedError(
+            f"`out` of `{name}` on another comm than the result is not implemented (as in Heat)"
+        )
     if not np.can_cast(result.to_dask().dtype, out.to_dask().dtype, "same_kind"):
         raise TypeError(
             f"`out` of `{name}` cannot hold the result: cannot cast "

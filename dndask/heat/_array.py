@@ -327,6 +327,7 @@ METHODS = (
     "fill_diagonal",
     "isclose",
     "kurtosis",
+    "mean",
     "median",
     "modf",
     "nan_to_num",
@@ -337,11 +338,13 @@ METHODS = (
     "rot90",
     "round",
     "skew",
+    "std",
     "tril",
     "triu",
     "trace",
     "unique",
     "transpose",
+    "var",
 )
 
 

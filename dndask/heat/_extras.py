@@ -92,11 +92,14 @@ def spmd_pieces(obj, is_split, comm):
     ``is_split`` is each rank's piece, and the global array stacks ``comm.size`` of
     them along ``is_split``. Per-rank pieces (a ``PerRank``, or a list of ``comm.size``
     arrays) and a DNDarray already split along ``is_split`` go to the core unchanged; a
-    DNDarray split otherwise is a ``ValueError``, as in Heat.
+    DNDarray split along another axis is a ``ValueError``, as in Heat, and a ``split=None``
+    one counts as one local array.
     """
     if isinstance(obj, _per_rank.PerRank):
         return obj
-    if isinstance(obj, _dndarray.DNDarray):
+    if isinstance(obj, _dndarray.DNDarray) and obj.split is None:
+        obj = obj.numpy()  # Heat: the process's copy is its local piece
+    elif isinstance(obj, _dndarray.DNDarray):
         if obj.split != is_split:
             raise ValueError(
                 f"`is_split` must match the split of a DNDarray `obj`, got {is_split} for an "
