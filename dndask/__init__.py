@@ -95,6 +95,7 @@ from ._manipulation import (
     vsplit,
     vstack,
 )
+from ._halo import halos
 from ._nanreductions import diff, nanprod, nansum
 from ._per_rank import PerRank, per_rank
 from ._reductions import (
@@ -264,6 +265,7 @@ __all__ = [
     "get_comm",
     "get_device",
     "gpu",
+    "halos",
     "greater",
     "greater_equal",
     "histc",

@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from . import (
     _elementwise,
+    _halo,
     _indexing,
     _linalg,
     _manipulation,
@@ -52,6 +53,51 @@ class _Methods:
         [0, 10, 20, 31, 41, 51]
         """
         return _per_rank.map_local(self, fn)
+
+    # ------------------------------------------------------------------ halos
+    def get_halo(self, halo_size: int, prev: bool = True, next: bool = True) -> None:
+        """Exchange ``halo_size`` edge rows with the neighbouring ranks (Heat's ``get_halo``).
+
+        Each populated rank receives the last rows of the previous populated rank and
+        the first rows of the next one along ``split`` (see :func:`dndask.halos`); a
+        ``split=None`` array has no neighbours. The results are kept on the array:
+        :attr:`halo_prev`, :attr:`halo_next` and :attr:`array_with_halos` are rank 0's
+        (``comm.rank`` in the driver), ``halo_arrays`` every rank's as DNDarrays.
+
+        >>> import dndask as ht
+        >>> a = ht.arange(6, split=0, comm=ht.get_comm().subcomm([0, 1, 2]))
+        >>> a.get_halo(1)
+        >>> a.halo_prev is None, a.halo_next.tolist(), a.array_with_halos.tolist()
+        (True, [2], [0, 1, 2])
+        """
+        _halo.check_arguments(halo_size, prev, next)
+        if self.split is None:
+            self.__dict__["halo_arrays"] = None
+            return
+        self.__dict__["halo_arrays"] = _halo.halos(self, halo_size, prev, next)
+
+    def _halo_part(self, part: int):
+        arrays = self.__dict__.get("halo_arrays")
+        if arrays is None:
+            return None
+        if part < 2 and not arrays[part].lshape[arrays[part].split]:
+            return None
+        return arrays[part].larray
+
+    @property
+    def halo_prev(self):
+        """Rank 0's halo from the previous rank after :meth:`get_halo` (a tensor), or None."""
+        return self._halo_part(0)
+
+    @property
+    def halo_next(self):
+        """Rank 0's halo from the next rank after :meth:`get_halo` (a tensor), or None."""
+        return self._halo_part(1)
+
+    @property
+    def array_with_halos(self):
+        """Rank 0's chunk joined with its halos along ``split`` (``larray`` without halos)."""
+        return self._halo_part(2) if self.__dict__.get("halo_arrays") else self.larray
 
     # ------------------------------------------------------------ conversions
     def to_xarray(self, dims=None, coords=None, name=None, attrs=None):
