@@ -38,6 +38,7 @@ from ._factories import (
     zeros_like,
 )
 from ._grids import asarray, logspace, meshgrid, shape
+from ._halo import halos
 from ._io import (
     load,
     load_csv,
@@ -95,7 +96,6 @@ from ._manipulation import (
     vsplit,
     vstack,
 )
-from ._halo import halos
 from ._nanreductions import diff, nanprod, nansum
 from ._per_rank import PerRank, per_rank
 from ._reductions import (
