@@ -218,6 +218,7 @@ class DNDarray(_dndarray.DNDarray):
     def __getitem__(self, key):
         """numpy's indexing, but an int DNDarray of ``ndim`` columns is one row of
         coordinates per element (Heat's: the result of ``nonzero``)."""
+        _check_ellipses(key)
         return _adapt.face(_dndarray.DNDarray.__getitem__(self, _manip.coordinate_key(self, key)))
 
     def __setitem__(self, key, value) -> None:
@@ -230,6 +231,18 @@ class DNDarray(_dndarray.DNDarray):
             and float(value).is_integer()
         ):
             value = int(value)
+        _check_ellipses(key)
+        if (
+            isinstance(value, _dndarray.DNDarray)
+            and value.ndim == self.ndim
+            and self.is_distributed()
+            and value.is_distributed()
+            and value.split != self.split
+        ):
+            raise ValueError(
+                f"a value split along {value.split} cannot be assigned into an array split "
+                f"along {self.split} (as in Heat)"
+            )
         _dndarray.DNDarray.__setitem__(self, _manip.coordinate_key(self, key), value)
 
     def __round__(self, ndigits=None):
@@ -239,14 +252,28 @@ class DNDarray(_dndarray.DNDarray):
         return _FUNCS["round"](self, 0 if ndigits is None else ndigits)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return _adapt.face(
-            _dndarray.DNDarray.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
-        )
+        """Heat's rule: a plain call of a ufunc the face has runs the face's function;
+        ufunc methods (``np.add.reduce``) and ufuncs it lacks are numpy's TypeError."""
+        fn = _FUNCS.get(ufunc.__name__)
+        if method != "__call__" or fn is None:
+            return NotImplemented
+        return fn(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        return _adapt.face(_dndarray.DNDarray.__array_function__(self, func, types, args, kwargs))
+        """numpy functions dndask implements; the others are numpy's TypeError (Heat's)."""
+        try:
+            result = _dndarray.DNDarray.__array_function__(self, func, types, args, kwargs)
+        except NotImplementedError:
+            return NotImplemented
+        return _adapt.face(result)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _check_ellipses(key) -> None:
+    """Heat refuses a key with more than one ``...`` with a ValueError (numpy: IndexError)."""
+    if isinstance(key, tuple) and sum(k is Ellipsis for k in key) > 1:
+        raise ValueError("an index can only have a single ellipsis ('...')")
 
 
 _adapt.FACE["DNDarray"] = DNDarray
