@@ -93,6 +93,7 @@ from ._manipulation import (
     transpose,
     tril,
     triu,
+    unfold,
     vsplit,
     vstack,
 )
@@ -396,6 +397,7 @@ __all__ = [
     "true_divide",
     "trunc",
     "uint8",
+    "unfold",
     "unique",
     "unique_all",
     "unique_counts",

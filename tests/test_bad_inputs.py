@@ -1220,6 +1220,24 @@ CATALOGUE: dict[str, Bad] = {
     "halos-split-none": Bad(
         lambda e: ht.halos(e.col, 1), ValueError, r"`a` of `halos` must be distributed", ("col",)
     ),
+    "unfold-size-one": Bad(
+        lambda e: ht.unfold(e.a, 0, 1), ValueError, r"`size` must be at least 2, got 1"
+    ),
+    "unfold-step-zero": Bad(
+        lambda e: ht.unfold(e.a, 0, 2, 0), ValueError, r"`step` must be at least 1, got 0"
+    ),
+    "unfold-size-above-length": Bad(
+        lambda e: ht.unfold(e.a, 0, 5), ValueError, r"`size` must be at most the length 4"
+    ),
+    "unfold-window-over-two-boundaries": Bad(
+        lambda e: ht.unfold(e.u, 0, 5),
+        RuntimeError,
+        r"`size` - 1 = 4 must be at most every populated rank's count",
+        ("u",),
+    ),
+    "unfold-float-step": Bad(
+        lambda e: ht.unfold(e.a, 0, 2, 1.0), TypeError, r"`step` must be an int, got float"
+    ),
     # ---- the Heat face's checks
     "heat-stack-numpy-operand": Bad(
         lambda e: hf.stack((hf.asarray(e.a), e.a.numpy())),

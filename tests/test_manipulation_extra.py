@@ -362,3 +362,37 @@ def test_partitioned_describes_every_chunk(comm_of, n):
             np.testing.assert_array_equal(np.concatenate(pieces, axis=split or 0), x)
             a += 1  # a new graph: the kept dict is stale
             assert a.__partitions_dict__ is None
+
+
+def _torch_unfold(x, axis, size, step):
+    """torch.Tensor.unfold's result, from numpy (window axis last)."""
+    view = np.lib.stride_tricks.sliding_window_view(x, size, axis=axis)
+    index = [slice(None)] * view.ndim
+    index[axis] = slice(None, None, step)
+    return view[tuple(index)]
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+def test_unfold_matches_torch(comm_of, n):
+    comm = comm_of(n)
+    x = _data((11, 6))
+    results, expected = [], []
+    for split in splits_of(2):
+        base = ht.array(x, split=split, comm=comm)
+        for a in (base, skewed(base)):
+            counts = a.lshape_map[:, split].tolist() if split is not None else [11]
+            smallest = min(c for c in counts if c)
+            for axis in (0, 1, -1):
+                length = x.shape[axis]
+                for size in range(2, length + 1):
+                    for step in (1, 2, 5):
+                        if split == axis % 2 and size - 1 > smallest and n > 1:
+                            with pytest.raises(RuntimeError, match=r"`size` - 1 = "):
+                                ht.unfold(a, axis, size, step)
+                            continue
+                        u = ht.unfold(a, axis, size, step)
+                        _check_layout(u, split)
+                        results.append(u)
+                        expected.append(_torch_unfold(x, axis % 2, size, step))
+    for got, want in zip(values_of(results), expected, strict=True):
+        np.testing.assert_array_equal(got, want)

@@ -22,6 +22,7 @@ What lives where:
 - ``_pad``: ``pad``.
 - ``_diag``: ``diag``, ``diagonal``, ``triu``, ``tril``.
 - ``_split``: ``split``, ``hsplit``, ``vsplit``, ``dsplit``.
+- ``_unfold``: ``unfold`` (Heat's sliding windows; a halo exchange along the split axis).
 - ``_broadcast``: ``broadcast_to``, ``broadcast_arrays``, ``column_stack``, ``row_stack``,
   ``fliplr``, ``flipud``.
 """
@@ -37,6 +38,7 @@ from ._reorder import flip, roll, rot90
 from ._repeat import repeat, tile
 from ._reshape import flatten, ravel, reshape
 from ._split import dsplit, hsplit, split, vsplit
+from ._unfold import unfold
 
 __all__ = [
     "broadcast_arrays",
@@ -70,6 +72,7 @@ __all__ = [
     "transpose",
     "tril",
     "triu",
+    "unfold",
     "vsplit",
     "vstack",
 ]

@@ -66,12 +66,12 @@ def _check_dndarrays(arrays, name: str) -> list:
 def _check_splits(arrays, name: str, error: type) -> None:
     """Heat's rule: every operand split along an axis is split along the first such axis.
 
-    ``row_stack``/``column_stack`` first make a split 1-D operand a row (split 0) or
-    a column (split 1, Heat transposes a row).
+    ``row_stack``/``vstack``/``hstack`` first make a split 1-D operand of 2-D ones a row
+    or column split along 0; ``column_stack`` a column split along 1 (Heat transposes a row).
     """
     ndim = builtins.max(a.ndim for a in arrays)
-    if name in ("row_stack", "column_stack") and ndim == 2:
-        one_d = 0 if name == "row_stack" else 1
+    if name in ("row_stack", "column_stack", "vstack", "hstack") and ndim == 2:
+        one_d = 1 if name == "column_stack" else 0
         splits = {
             (one_d if a.split is not None else None) if a.ndim == 1 else a.split for a in arrays
         } - {None}
