@@ -197,6 +197,7 @@ def _examples(x):
         np.repeat: lambda: np.repeat(x, 2, axis=0),
         np.reshape: lambda: np.reshape(x, (3, 4)),
         np.roll: lambda: np.roll(x, 1, axis=0),
+        np.rot90: lambda: np.rot90(x, 1, (0, 1)),
         np.squeeze: lambda: np.squeeze(np.reshape(x, (1, 12))),
         np.stack: lambda: np.stack([x, x]),
         np.swapaxes: lambda: np.swapaxes(x, 0, 1),
