@@ -505,6 +505,9 @@ def test_statistics_follow_heat(comm_of, n):
         p = ht.percentile(a, [25, 50], axis=0)
         assert p.dtype is ht.float32 and p.split == (1 if split == 1 else None)
         np.testing.assert_allclose(p.numpy(), np.percentile(x, [25, 50], axis=0), rtol=1e-6)
+        for kw in ({"method": "lower"}, {"interpolation": "lower"}):
+            low = ht.percentile(a, 30, **kw)
+            assert low.dtype is ht.float32 and low.item() == np.percentile(x, 30, method="lower")
         assert ht.any(a[:, 0], axis=0).shape == (1,) and ht.all(a).shape == ()
         h = ht.histogram(a.astype(ht.float32), bins=4)
         np.testing.assert_array_equal(h.numpy(), np.histogram(x, bins=4)[0].astype(np.float32))

@@ -156,13 +156,14 @@ def moment(fn, name: str):
     return reduction
 
 
-def percentile(x, q, axis=None, out=None, interpolation: str = "linear", keepdims=False, **kw):
+def percentile(x, q, axis=None, out=None, interpolation=None, keepdims=False, **kw):
     """Heat's ``percentile``: float32 for 4-byte input, else float64; ``out`` must match.
 
     ``out`` must have the result's type, shape and split (a sketched result is
     ``split=None``).
 
-    See :func:`dndask.percentile` (every numpy method; ``interpolation`` names it).
+    See :func:`dndask.percentile` (every numpy method; ``interpolation``, Heat's name,
+    or ``method`` names it; linear by default).
 
     >>> import dndask.heat as ht
     >>> ht.percentile(ht.arange(5.0, split=0), 50).item()
