@@ -28,8 +28,13 @@ lint: $(VENV)/.installed
 doctest: $(VENV)/.installed
 	DNDASK_WORKERS=4 DNDASK_PROGRESS=off $(PY) -m pytest --doctest-modules dndask -q -p no:cacheprovider
 
+# Two pytest-xdist processes, each with its own 5-worker session cluster: the suite waits on
+# scheduler round trips more than it computes, so two of them fill two cores (tests/conftest.py
+# keeps each file in one process, in order). PYTEST_PROCS=0 runs everything in this process.
+PYTEST_PROCS ?= 2
 pytest: $(VENV)/.installed
-	$(PY) -m pytest -q -p no:cacheprovider --durations=30
+	$(PY) -m pytest -q -p no:cacheprovider --durations=30 \
+		$(if $(filter 0,$(PYTEST_PROCS)),,-n $(PYTEST_PROCS) --dist loadgroup)
 
 test: lint doctest pytest
 

@@ -11,8 +11,10 @@ A 1-D float32 array of normal random numbers (``--sizes`` MiB), split 0 on
 - **numpy**: ``np.sort`` of the whole array in this one process;
 - **Heat**: ``ht.sort(a)`` under MPI from Heat's own venv (``bench/_heat_cases.py --case sort``).
 
-Also the graph of the all-to-all at 4..4096 ranks, built and not run
-(:func:`graph_rows`). Prints one JSON record per line.
+``--method`` picks the sample sort's exchange (``tasks``, ``two-level``;
+default: dndask's choice by rank count). Also the graph of the all-to-all at
+4..4096 ranks for both exchanges, built and not run (:func:`graph_rows`).
+Prints one JSON record per line.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import time
 
 import dask.array as da
 import numpy as np
+from dask.base import tokenize
 
 import dndask as ht
 from dndask._sorting import _exchange, _plan
@@ -44,15 +47,16 @@ class SortSide:
 
     name = "dndask"
 
-    def __init__(self, comm: ht.Comm):
+    def __init__(self, comm: ht.Comm, method: str | None = None):
         self.comm = comm
+        self.method = method
 
     def prepare(self, w: workloads.Workload, seed: int) -> dict:
         pieces = ht.per_rank(local_vector, seed, w.counts, comm=self.comm)
         return {"a": ht.array(pieces, is_split=0).persist_(wait=True)}
 
     def run(self, w: workloads.Workload, state: dict):
-        return ht.sort(state["a"]).persist_(wait=True)
+        return ht.sort(state["a"], method=self.method).persist_(wait=True)
 
 
 def numpy_sort(w: workloads.Workload, repeats: int) -> dict:
@@ -70,8 +74,8 @@ def numpy_sort(w: workloads.Workload, repeats: int) -> dict:
     return {"seconds": statistics.median(times), "peak": statistics.median(peaks)}
 
 
-def dndask_sort(client, comm, w: workloads.Workload, repeats: int) -> dict:
-    side = SortSide(comm)
+def dndask_sort(client, comm, w: workloads.Workload, repeats: int, method=None) -> dict:
+    side = SortSide(comm, method)
     systems.measure_once(client, side, w.resized(1), seed=10_000)  # warm-up
     samples = [systems.measure_once(client, side, w, seed=i) for i in range(repeats)]
     chunk = max(w.counts) * workloads.ITEMSIZE
@@ -79,6 +83,7 @@ def dndask_sort(client, comm, w: workloads.Workload, repeats: int) -> dict:
     moved = statistics.median(s.moved for s in samples)
     samples_bytes = w.ranks * _plan.OVERSAMPLE * (w.ranks - 1) * (workloads.ITEMSIZE + 16)
     return {
+        "method": _exchange.choose_method(method, w.ranks),
         "seconds": statistics.median(s.seconds for s in samples),
         "best": min(s.seconds for s in samples),
         "peak": peak,
@@ -103,29 +108,57 @@ def heat_sort(w: workloads.Workload, repeats: int) -> dict:
     }
 
 
-def graph_rows(ranks=GRAPH_RANKS, rows: int = 1 << 22, max_build: int = 1024) -> list[dict]:
+def graph_rows(
+    ranks=GRAPH_RANKS,
+    rows: int = 1 << 22,
+    max_build: int = 1024,
+    methods=("tasks", "two-level"),
+    max_build_two_level: int = 1024,
+) -> list[dict]:
     """Tasks of the sort's exchange at ``P`` ranks and the seconds to build them (nothing runs).
 
-    The cuts are those of evenly spread values (every piece non-empty); above
-    ``max_build`` ranks only the count is given (:func:`dndask._sorting._plan.exchange_pieces`).
+    The cuts are those of evenly spread values (every piece non-empty). ``build_s``
+    covers the planning of the pieces (:func:`dndask._sorting._plan.plan_exchange`)
+    and the graph; above ``max_build`` ranks (``max_build_two_level`` for the
+    two-level exchange) only the count is given
+    (:func:`dndask._sorting._plan.exchange_pieces`).
     """
     out = []
     for p in ranks:
-        row = {"ranks": p, "tasks": _plan.exchange_pieces(p), "built": p <= max_build}
-        if p <= max_build:
-            gc.collect()
-            counts = workloads.balanced_counts(rows, p)
-            x = da.zeros((rows,), chunks=(tuple(counts),), dtype=np.float32)
-            cuts = np.array([np.linspace(0, c, p + 1).astype(np.int64) for c in counts])
-            plans, result = _plan.plan_exchange(cuts)
-            t0 = time.perf_counter()
-            y, _ = _exchange.exchange_graph(
-                x, plans, result, descending=False, sort=True, prefix="s"
-            )
-            layer = dict(y.__dask_graph__().layers[y.name])
-            row["exchange_tasks"] = len(layer)
-            row["build_s"] = time.perf_counter() - t0
-        out.append(row)
+        for method in methods:
+            build = p <= (max_build_two_level if method == "two-level" else max_build)
+            row = {
+                "ranks": p,
+                "method": method,
+                "tasks": _plan.exchange_pieces(p, method),
+                "built": build,
+            }
+            if build:
+                gc.collect()
+                counts = workloads.balanced_counts(rows, p)
+                x = da.zeros((rows,), chunks=(tuple(counts),), dtype=np.float32)
+                cuts = np.array([np.linspace(0, c, p + 1).astype(np.int64) for c in counts])
+                t0 = time.perf_counter()
+                if method == "two-level":  # as flat_sort plans it: from the cuts
+                    plans, result = _plan.plan_two_level_cuts(cuts)
+                    token = tokenize(cuts)
+                else:
+                    (plans, result), token = _plan.plan_exchange(cuts), None
+                y, _ = _exchange.exchange_graph(
+                    x,
+                    plans,
+                    result,
+                    descending=False,
+                    sort=True,
+                    prefix="s",
+                    method=method,
+                    token=token,
+                )
+                row["build_s"] = time.perf_counter() - t0
+                layer = y.__dask_graph__().layers[y.name]
+                row["exchange_tasks"] = len(layer)
+                row["edges"] = sum(len(task.dependencies) for task in layer.values())
+            out.append(row)
     return out
 
 
@@ -135,7 +168,10 @@ def main(argv=None) -> None:
     p.add_argument("--ranks", type=int, default=4)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--systems", default="numpy,dndask,heat")
+    p.add_argument("--method", default=None, help="tasks or two-level (default: by ranks)")
     p.add_argument("--graph-max-build", type=int, default=1024)
+    p.add_argument("--graph-max-build-two-level", type=int, default=1024)
+    p.add_argument("--graph-ranks", default=",".join(map(str, GRAPH_RANKS)))
     args = p.parse_args(argv)
     chosen = args.systems.split(",")
     client, comm = systems.start_cluster(args.ranks) if "dndask" in chosen else (None, None)
@@ -145,11 +181,17 @@ def main(argv=None) -> None:
             if name == "numpy":
                 rec = numpy_sort(w, args.repeats)
             elif name == "dndask":
-                rec = dndask_sort(client, comm, w, args.repeats)
+                rec = dndask_sort(client, comm, w, args.repeats, args.method)
             else:
                 rec = heat_sort(w, args.repeats)
             print(json.dumps({"system": name, "mib": mib, "ranks": args.ranks, **rec}), flush=True)
-    for row in graph_rows(max_build=args.graph_max_build):
+    graph_ranks = [int(r) for r in args.graph_ranks.split(",") if r]
+    rows = graph_rows(
+        graph_ranks,
+        max_build=args.graph_max_build,
+        max_build_two_level=args.graph_max_build_two_level,
+    )
+    for row in rows:
         print(json.dumps({"graph": True, **row}), flush=True)
     if client is not None:
         ht.shutdown()

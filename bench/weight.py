@@ -34,6 +34,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,9 +177,18 @@ def _load(result: dict) -> str:
     return " to ".join(str(x) for x in result.get("load", []))
 
 
-def section(result: dict, before: dict | None = None, before_label: str = "before") -> str:
-    """The "## Weight" section of docs/performance.md; ``before``: an earlier run shown above."""
-    runs = [(before_label, before), ("now", result)] if before else [("now", result)]
+def section(
+    result: dict,
+    before: dict | None = None,
+    before_label: str = "before",
+    earlier: Sequence[tuple[str, dict]] = (),
+) -> str:
+    """The "## Weight" section of docs/performance.md.
+
+    ``before``: an earlier run shown above (the torch note compares it with
+    ``result``); ``earlier``: ``(label, run)`` pairs of older runs shown above that.
+    """
+    runs = [*earlier, *([(before_label, before)] if before else []), ("now", result)]
     n = result["workers"]
     lines = [
         "## Weight",
@@ -227,19 +237,30 @@ def section(result: dict, before: dict | None = None, before_label: str = "befor
             f"(best of each); a dndask worker holds {extra_mib:+.0f} MiB against a plain Dask "
             "worker after the same sum."
         )
-    if before:
-        torch_mib = before["dndask"]["after"]["mean_mib"] - result["dndask"]["after"]["mean_mib"]
+    # torch's share: the last run whose workers held torch against the run after it
+    loaded = [i for i, (_, r) in enumerate(runs[:-1]) if r["dndask"]["after"]["torch_workers"]]
+    if loaded:
+        with_torch, without = (runs[i][1]["dndask"]["after"] for i in (loaded[-1], loaded[-1] + 1))
+        torch_mib = with_torch["mean_mib"] - without["mean_mib"]
         lines.append(
             f"- A worker now loads torch (about {torch_mib:.0f} MiB, the difference between "
             "the runs) with its first task that needs it: `map_local`, TSQR `qr`, `histc`, "
             "the square-matrix functions of `ht.linalg`, a `per_rank` function that uses torch."
         )
+    for label, r in runs:
+        idle_mib = r["dndask"]["idle"]["mean_mib"] - r["dask"]["idle"]["mean_mib"]
+        lines.append(
+            f"- {label}: an idle dndask worker holds {round(idle_mib):+d} MiB against an idle "
+            "plain Dask worker."
+        )
     lines += [
         "",
-        "An idle dndask worker already holds dndask (numpy, dask.array, distributed; not "
-        "torch): importing dndask sets Dask's `array_optimize` option to a dndask function, "
-        "and a nanny hands the driver's Dask config to the workers it starts, so they import "
-        "dndask to read it. Plain Dask workers import dask.array with their first task.",
+        "Until 5817b81 importing dndask set Dask's `array_optimize` option to a dndask "
+        "function, and a nanny hands the driver's Dask config to the workers it starts, so "
+        "every worker imported dndask (numpy, dask.array, distributed; not torch) at startup "
+        "to read it. Since then dndask installs the option with the first DNDarray, after "
+        "`ht.init` has started the workers, so an idle worker holds what a plain Dask worker "
+        "holds. Plain Dask workers import dask.array with their first task.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -267,9 +288,18 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--workers", type=int, default=4, help="worker processes (4)")
     parser.add_argument("--json", type=Path, help="write the measured numbers here")
     parser.add_argument(
-        "--before", type=Path, help="a --json file of an earlier run to show beside"
+        "--before",
+        type=Path,
+        action="append",
+        default=[],
+        help="a --json file of an earlier run to show beside (repeat for more, oldest first)",
     )
-    parser.add_argument("--before-label", default="before", help="the earlier run's row label")
+    parser.add_argument(
+        "--before-label",
+        action="append",
+        default=[],
+        help="the row label of each --before run, in the same order ('before' if missing)",
+    )
     parser.add_argument(
         "--from-json", type=Path, help="measure nothing: show this --json file's run as now"
     )
@@ -281,8 +311,14 @@ def main(argv: list[str] | None = None) -> dict:
         result = json.loads(args.from_json.read_text())
     else:
         result = measure(args.repeats, args.workers)
-    before = json.loads(args.before.read_text()) if args.before else None
-    text = section(result, before, args.before_label)
+    labels = args.before_label + ["before"] * (len(args.before) - len(args.before_label))
+    pairs = zip(labels, args.before, strict=False)
+    runs = [(label, json.loads(path.read_text())) for label, path in pairs]
+    if runs:
+        *earlier, (before_label, before) = runs
+        text = section(result, before, before_label, earlier)
+    else:
+        text = section(result)
     print(text)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")

@@ -39,6 +39,7 @@ from ._factories import (
 )
 from ._grids import asarray, logspace, meshgrid, shape
 from ._halo import halos
+from ._handoff import LayoutWarning
 from ._io import (
     load,
     load_csv,
@@ -175,6 +176,7 @@ __all__ = [
     "Comm",
     "DNDarray",
     "Device",
+    "LayoutWarning",
     "LshapeMap",
     "PerRank",
     "abs",

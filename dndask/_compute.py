@@ -79,8 +79,9 @@ def optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
     two tasks makes it warn "different `run_spec`" and keep the old task
     (dask/dask#9888), which can deadlock. dndask's graphs have one chunk per
     rank, so fusion saves few tasks; without it every key always means one
-    task. This is also ``DNDarray.__dask_optimize__``, so ``dask.compute(a)``
-    submits the same graph as ``a.compute()``.
+    task. ``DNDarray.__dask_optimize__`` is this with the array's placement
+    (:func:`optimize_placed`), so ``dask.compute(a)`` submits the same graph as
+    ``a.compute()``, its tasks on their ranks.
 
     A layer that builds some of its keys differently when culled to part of
     them (Dask's p2p rechunk makes a lone kept chunk with ``concatenate3``,
@@ -148,13 +149,18 @@ def hand_over(array: da.Array, table: Mapping) -> None:
             _handed.popitem(last=False)
 
 
-def _pin_handed(source: HighLevelGraph, graph: HighLevelGraph) -> HighLevelGraph:
+def _pin_handed(
+    source: HighLevelGraph, graph: HighLevelGraph, own: Mapping | None = None
+) -> HighLevelGraph:
     """``graph`` (culled from ``source``) with handed-over tasks restricted to their workers.
 
-    The handed-over arrays are found by ``source``'s layer names (culling renames layers).
+    The handed-over arrays are found by ``source``'s layer names (culling renames
+    layers); ``own`` is one more table (the collection's own placement).
     """
     with _handed_lock:
         tables = [_handed[name] for name in source.layers if name in _handed]
+    if own:
+        tables.append(own)
     if not tables:
         return graph
     keys = set(graph.keys())
@@ -162,6 +168,20 @@ def _pin_handed(source: HighLevelGraph, graph: HighLevelGraph) -> HighLevelGraph
     if not table:
         return graph
     return annotate_workers(graph, Placement(table), set(table))
+
+
+def optimize_placed(dsk: Mapping, keys, *, placement: Mapping, **kwargs) -> Mapping:
+    """:func:`optimize`, with the tasks in ``placement`` pinned to their workers.
+
+    A DNDarray's ``__dask_optimize__``: ``dask.persist(a)`` and xarray's
+    ``persist`` of a DataArray that holds ``a`` then put chunk ``r`` on rank
+    ``r``'s worker, as ``a.persist()`` does (and tasks of arrays handed over
+    with :func:`hand_over` on theirs).
+    """
+    graph = optimize(dsk, keys)
+    if not isinstance(dsk, HighLevelGraph) or not isinstance(graph, HighLevelGraph):
+        return graph
+    return _pin_handed(dsk, graph, placement)
 
 
 def array_optimize(dsk: Mapping, keys, **kwargs) -> Mapping:

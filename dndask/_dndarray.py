@@ -16,6 +16,7 @@ final class to be defined above the operations, while the operations construct i
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,7 @@ import dask.array as da
 import numpy as np
 from dask.array.utils import meta_from_array
 
-from . import _comm, _compute, _display, _distribution, _layout, _torch, _types, _xp
+from . import _comm, _compute, _display, _distribution, _handoff, _layout, _torch, _types, _xp
 from ._abc import DistributedArray
 from ._comm import Comm
 from ._compat import new_array
@@ -408,8 +409,19 @@ class DNDarray(DistributedArray):
         return self._array
 
     def to_dask_array(self) -> da.Array:
-        """Same as :meth:`to_dask`; ``dask.array.asarray(a)`` calls it, so it returns this graph."""
+        """Same as :meth:`to_dask`; ``dask.array.asarray(a)`` calls it, so it returns this graph.
+
+        When xarray hands a DNDarray-backed DataArray's data to a Dask function
+        this way, the result leaves the one-chunk-per-rank layout: dndask
+        warns (:class:`dndask.LayoutWarning`, once per kind of operation) and
+        pins this array's tasks to their ranks for xarray's ``persist``.
+        """
+        self._hand_to_dask()
         return self._array
+
+    def _hand_to_dask(self) -> None:
+        if _handoff.leaving(self._array.name, self._comm, self._split, self._task_ranks):
+            _compute.hand_over(self._array, self._placement())
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         values = self.compute()
@@ -428,7 +440,13 @@ class DNDarray(DistributedArray):
     def __dask_tokenize__(self):
         return ("dndask.DNDarray", self._array.name, self._split, self._comm.workers)
 
-    __dask_optimize__ = staticmethod(_compute.optimize)
+    @property
+    def __dask_optimize__(self):
+        """Dask's graph hook: culled, unfused, each task pinned to its rank (see
+        :func:`dndask._compute.optimize_placed`), so ``dask.persist(a)`` places
+        chunks as ``a.persist()`` does."""
+        return functools.partial(_compute.optimize_placed, placement=self._placement())
+
     __dask_scheduler__ = staticmethod(da.Array.__dask_scheduler__)
 
     def __dask_postcompute__(self):
@@ -470,12 +488,16 @@ class DNDarray(DistributedArray):
         """The values rechunked as a plain ``dask.array.Array`` (not a DNDarray).
 
         Any chunk grid is allowed, so the result leaves the one-chunk-per-rank
-        layout; wrap it with :func:`dndask.from_dask` to come back.
+        layout; wrap it with :func:`dndask.from_dask` to come back. (Dask's own
+        functions call it on a DNDarray they take for a Dask array, and go on
+        with Dask-only calls on the result, so it is always Dask's array.)
+        When xarray calls it, dndask warns once (:class:`dndask.LayoutWarning`).
 
         >>> import dndask as ht
         >>> ht.arange(6, split=0, comm=ht.get_comm().subcomm([0, 1])).rechunk(2).chunks
         ((2, 2, 2),)
         """
+        self._hand_to_dask()
         return self._array.rechunk(chunks, **kwargs)
 
     def map_blocks(self, func, *args, **kwargs):

@@ -28,7 +28,9 @@ def from_function(
     meta=None,
 ) -> DNDarray:
     """A DNDarray whose chunks ``fn(offsets, lshape, *args)`` computes on the workers."""
-    x = _graph.from_chunk_function(prefix, fn, shape, dtype, split, counts, args, meta)
+    x = _graph.from_chunk_function(
+        prefix, fn, shape, dtype, split, counts, args, meta, place=comm.workers
+    )
     return DNDarray(x, split, comm)
 
 

@@ -66,15 +66,19 @@ def from_chunk_function(
     counts: tuple[int, ...],
     args: tuple = (),
     meta=None,
+    place: tuple = (),
 ) -> da.Array:
     """A Dask array whose chunk ``r`` is ``fn(offsets, lshape, *args)``.
 
     ``offsets`` is the chunk's global start on every axis, ``lshape`` its
     shape; ``meta`` (numpy's by default) names the chunk type ``fn`` returns.
-    Creation runs on the workers; nothing but ``args`` travels.
+    Creation runs on the workers; nothing but ``args`` travels. ``place``
+    names where the chunks will live (the comm's workers): it is part of the
+    keys, so the same values made for two comms are two sets of tasks, each
+    pinned to its own workers, never one set the scheduler already placed.
     """
     chunks = _layout.chunks_for(shape, split, counts)
-    name = f"{prefix}-{tokenize(prefix, fn, shape, dtype, chunks, args)}"
+    name = f"{prefix}-{tokenize(prefix, fn, shape, dtype, chunks, args, place)}"
     starts = [_layout.displacements(c) for c in chunks]
     dsk = {}
     for idx in itertools.product(*(range(len(c)) for c in chunks)):

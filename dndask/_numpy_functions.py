@@ -60,8 +60,7 @@ def _numpy_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         raise unsupported("numpy.linalg.svd with `hermitian=True`")
     if not compute_uv:
         return _linalg.svd(a, full_matrices=False, compute_uv=False)  # S is the same either way
-    u, s, v = _linalg.svd(a, full_matrices=full_matrices)
-    return u, s, v.conj().T
+    return tuple(_linalg.svd(a, full_matrices=full_matrices))
 
 
 def _c_order(order: str, name: str) -> None:
@@ -142,6 +141,7 @@ TABLE: dict[Callable, Callable] = {
     np.reshape: _manipulation.reshape,
     np.roll: _manipulation.roll,
     np.rot90: _manipulation.rot90,
+    np.lib.stride_tricks.sliding_window_view: _manipulation.sliding_window_view,
     np.squeeze: _manipulation.squeeze,
     np.stack: _manipulation.stack,
     np.swapaxes: _manipulation.swapaxes,

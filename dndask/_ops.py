@@ -75,7 +75,14 @@ def align(values: tuple, name: str):
             + ", ".join(type(v).__name__ for v in values)
             + " (build one with dndask.array)"
         )
-    comm = dnds[0].comm
+    comm = ([v for v in dnds if v.ndim] or dnds)[0].comm
+    # a 0-d DNDarray of another comm (a scalar that xarray or the array API made with
+    # asarray on the default comm) is a value: its one element goes where it is needed
+    values = tuple(
+        v.to_dask() if isinstance(v, _dndarray.DNDarray) and v.ndim == 0 and v.comm != comm else v
+        for v in values
+    )
+    dnds = [v for v in values if isinstance(v, _dndarray.DNDarray)]
     for v in dnds:
         if v.comm != comm:
             raise ValueError(f"operands of `{name}` must share a comm, got {v.comm!r} and {comm!r}")
@@ -361,7 +368,7 @@ def _along_one_axis(chunk: np.ndarray, axis: tuple[int], keepdims: bool, fn: Cal
 
 
 def cumulative(np_fn: Callable, dask_fn: Callable, a: _dndarray.DNDarray, axis, dtype, out=None):
-    """cumsum/cumprod along ``axis`` (``None``: over the flattened array, split 0)."""
+    """cumsum/cumprod (or nancumsum/nancumprod) along ``axis`` (``None``: flattened, split 0)."""
     name = np_fn.__name__
     _check_operand(a, name)
     if axis is None:
@@ -374,7 +381,7 @@ def cumulative(np_fn: Callable, dask_fn: Callable, a: _dndarray.DNDarray, axis, 
     out_dtype = _result_dtype(local, x.dtype, x.ndim)
     task_ranks: dict = {}
     if a.split == ax:
-        combine = np.add if np_fn is np.cumsum else np.multiply
+        combine = np.add if np_fn in (np.cumsum, np.nancumsum) else np.multiply
         result, task_ranks = _scan.split_scan(np_fn, combine, x, ax, out_dtype)
     else:
         meta = _graph.meta_of(out_dtype, x.ndim, like=x)

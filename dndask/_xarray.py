@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import dask.array as da
 import numpy as np
 
-from . import _comm, _compute, _dndarray, _layout, _per_rank, _torch
+from . import _comm, _compute, _dndarray, _handoff, _layout, _per_rank, _torch
 
 if TYPE_CHECKING:
     import torch
@@ -61,6 +61,7 @@ class _Origin(NamedTuple):
     comm: _comm.Comm
     dim: Hashable | None  # the split dimension's name
     task_ranks: dict  # rank of each dndask-made task (see DNDarray._task_ranks)
+    axis: int | None = None  # a DNDarray xarray handed to Dask: its split axis (no dim name)
 
 
 _origins: collections.OrderedDict[str, _Origin] = collections.OrderedDict()
@@ -101,6 +102,10 @@ def _recall(x: da.Array) -> _Origin | None:
             if name in _origins:
                 origin = _origins[name]
                 break
+            departed = _handoff.departed(name)
+            if departed is not None:  # a DNDarray xarray handed to Dask (rolling, chunk, ...)
+                origin = _Origin(departed.comm, None, departed.task_ranks, departed.split)
+                break
             for parent in dependencies.get(name, ()):
                 if parent not in seen:
                     seen.add(parent)
@@ -136,17 +141,25 @@ def _chunk_split(chunks: tuple, dims: Sequence[Hashable], remembered) -> int | N
 def _layout_of(obj) -> tuple[int | None, _comm.Comm, dict]:
     """``(split axis, comm, task_ranks)`` of a DataArray, read off its data."""
     data = obj.data
+    if isinstance(data, _dndarray.DNDarray):  # xr.DataArray(a, dims=...): a knows its layout
+        return data.split, data.comm, dict(data._task_ranks)
     if not isinstance(data, da.Array):
         return None, _comm.get_comm(), {}
     origin = _recall(data)
     if origin is None:
         return _chunk_split(data.chunks, obj.dims, None), _comm.get_comm(), {}
+    if origin.dim is None and origin.axis is not None and origin.axis < obj.ndim:
+        # a DNDarray that xarray handed to Dask (rolling, shift, ...): Dask chose these
+        # chunks, so the split is the DNDarray's (its axes keep their places there)
+        return origin.axis, origin.comm, origin.task_ranks
     return _chunk_split(data.chunks, obj.dims, origin.dim), origin.comm, origin.task_ranks
 
 
 def _wrap(obj, axis: int | None, comm: _comm.Comm, task_ranks: dict) -> _dndarray.DNDarray:
     """A DataArray's data as a DNDarray split along ``axis``, conformed if needed, labelled."""
     data = obj.data
+    if isinstance(data, _dndarray.DNDarray):
+        data = data.to_dask()  # a new DNDarray on the same graph takes the labels
     if isinstance(data, da.Array):
         out = _dndarray.from_dask(data, axis, comm)
         out._task_ranks.update(task_ranks)
@@ -173,9 +186,19 @@ def _dim_axis(obj, dim, name: str = "dim") -> int | None:
 
 
 def _rewrap(obj, a: _dndarray.DNDarray):
-    """``obj`` with ``a``'s data (same dims, coords, name, attrs); remembers ``a``."""
+    """``obj`` with ``a``'s data (same dims, coords, name, attrs); remembers ``a``.
+
+    DNDarray-backed data (``xr.DataArray(a, dims=...)``) stays DNDarray-backed.
+    """
+    if isinstance(obj.data, _dndarray.DNDarray):
+        return obj.copy(deep=False, data=a)
     _remember(a, obj.dims)
     return obj.copy(deep=False, data=a.to_dask())
+
+
+def _distributed(data) -> bool:
+    """Whether a variable's data is laid out on ranks (a DNDarray or a Dask array)."""
+    return isinstance(data, (_dndarray.DNDarray, da.Array))
 
 
 # ------------------------------------------------------------- conversions
@@ -476,9 +499,7 @@ class DatasetAccessor:
         self._obj = obj
 
     def _distributed(self) -> dict:
-        return {
-            name: var for name, var in self._obj.data_vars.items() if isinstance(var.data, da.Array)
-        }
+        return {name: var for name, var in self._obj.data_vars.items() if _distributed(var.data)}
 
     @property
     def split(self) -> Hashable | None:
@@ -512,7 +533,7 @@ class DatasetAccessor:
         def change(name, var):
             if dim in var.dims:
                 return var.dnd.resplit(dim)
-            return var.dnd.resplit(None) if isinstance(var.data, da.Array) else None
+            return var.dnd.resplit(None) if _distributed(var.data) else None
 
         return self._each(change)
 
@@ -554,7 +575,7 @@ class DatasetAccessor:
         Returns once the work is submitted; ``wait=True`` waits for every variable.
         """
         return self._each(
-            lambda name, var: var.dnd.persist(wait=wait) if isinstance(var.data, da.Array) else None
+            lambda name, var: var.dnd.persist(wait=wait) if _distributed(var.data) else None
         )
 
     def conform(self, dim=None):
@@ -568,7 +589,7 @@ class DatasetAccessor:
         def change(name, var):
             if dim is not None and dim in var.dims:
                 return var.dnd.conform(dim)
-            return var.dnd.conform() if isinstance(var.data, da.Array) else None
+            return var.dnd.conform() if _distributed(var.data) else None
 
         return self._each(change)
 
@@ -579,9 +600,7 @@ class DatasetAccessor:
         ``rows`` (if given) applies to every split variable.
         """
         return self._each(
-            lambda name, var: (
-                var.dnd.chunk_for_zarr(rows) if isinstance(var.data, da.Array) else None
-            )
+            lambda name, var: var.dnd.chunk_for_zarr(rows) if _distributed(var.data) else None
         )
 
 

@@ -7,6 +7,10 @@ standard's names, built on dndask's own functions (so every result keeps its
 distribution). Functions of the standard that dndask does not implement yet
 (sorting, set functions, ``take``, ``searchsorted``, ...) raise an error that is
 both a NotImplementedError and an AttributeError, so ``hasattr`` answers False.
+Two names are not the standard's, for xarray, which calls them on any array
+namespace: ``pad`` (:func:`dndask.pad`, numpy's signature; xarray's ``shift``,
+``pad``, ``rolling``) and ``lib.stride_tricks.sliding_window_view`` (numpy's
+signature, a copy; xarray's ``rolling`` names it).
 
 >>> import dndask as ht
 >>> a = ht.arange(6, split=0)
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import types
 
 import numpy as np
 
@@ -48,9 +53,11 @@ from ._manipulation import (
     flatten,
     flip,
     moveaxis,
+    pad,
     repeat,
     reshape,
     roll,
+    sliding_window_view,
     squeeze,
     stack,
     swapaxes,
@@ -91,6 +98,11 @@ uint64 = np.dtype("uint64")
 
 # the elementwise functions of the operation table, under the standard's names
 globals().update({row.array_api: _FUNCTIONS[row.name] for row in OPS if row.array_api})
+
+# not the standard's: numpy's ``lib.stride_tricks`` (xarray's rolling reads it off any namespace)
+lib = types.SimpleNamespace(
+    stride_tricks=types.SimpleNamespace(sliding_window_view=sliding_window_view)
+)
 
 
 # ------------------------------------------------------------- renamed ones
@@ -321,6 +333,7 @@ __all__ = [
     "isnan",
     "less",
     "less_equal",
+    "lib",
     "linspace",
     "log",
     "log10",
@@ -347,6 +360,7 @@ __all__ = [
     "not_equal",
     "ones",
     "ones_like",
+    "pad",
     "permute_dims",
     "pi",
     "positive",

@@ -136,6 +136,38 @@ def _one_key_one_task():
         pytest.fail("the scheduler saw one key with two different tasks:\n" + "\n".join(seen))
 
 
+# Files whose tests start processes of their own (clusters, mpirun jobs, notebook kernels,
+# benchmark scripts) or kill workers: under pytest-xdist they share one group, so at most one
+# of them runs at a time and their timeouts see the load a serial run gives them.
+OWN_PROCESSES = frozenset(
+    {
+        "test_bench.py",
+        "test_cluster.py",
+        "test_examples.py",
+        "test_gpu_check.py",
+        "test_launch.py",
+        "test_mpi.py",
+        "test_notebook.py",
+        "test_reliability.py",
+        "test_weight.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Group the tests for pytest-xdist's ``--dist loadgroup`` (``make pytest`` runs two processes).
+
+    Every test of a file runs in one process and in the file's order, as in a
+    serial run (module fixtures are built once, tests that rely on the state an
+    earlier one left keep it); the files in :data:`OWN_PROCESSES` and the
+    ``mpi`` tests form one group. Each xdist process has its own session cluster.
+    """
+    for item in items:
+        name = item.path.name
+        own = name in OWN_PROCESSES or item.get_closest_marker("mpi") is not None
+        item.add_marker(pytest.mark.xdist_group("own-processes" if own else name))
+
+
 @pytest.fixture(scope="session")
 def client():
     c = ht.init(N_WORKERS)

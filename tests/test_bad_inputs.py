@@ -628,6 +628,27 @@ CATALOGUE: dict[str, Bad] = {
         r"`svd` needs `a` with at least 2 dimensions, got 1",
         ("v",),
     ),
+    "qr-procs-to-merge-type": Bad(
+        lambda e: ht.linalg.qr(e.a, procs_to_merge="2"),
+        TypeError,
+        r"`procs_to_merge` must be an int, got str",
+    ),
+    "qr-procs-to-merge-one": Bad(
+        lambda e: ht.linalg.qr(e.a, procs_to_merge=1),
+        ValueError,
+        r"`procs_to_merge` must be 0 \(all at once\) or >= 2, got 1",
+    ),
+    "svd-procs-to-merge-negative": Bad(
+        lambda e: ht.linalg.svd(e.a, procs_to_merge=-2),
+        ValueError,
+        r"`procs_to_merge` must be 0 \(all at once\) or >= 2, got -2",
+    ),
+    "qr-complete-wide-split": Bad(
+        lambda e: ht.linalg.qr(e.zeros.T, mode="complete"),
+        NotImplementedError,
+        r"`qr` with mode='complete' of a matrix split along a matrix axis",
+        ("zeros",),
+    ),
     "norm-unknown-ord": Bad(
         lambda e: ht.linalg.norm(e.a, ord="banana"),
         ValueError,
@@ -946,6 +967,39 @@ CATALOGUE: dict[str, Bad] = {
         (),
     ),
     # ---- the Heat face (dndask.heat): what it accepts beyond numpy is checked too
+    "heat-qr-complete": Bad(
+        lambda e: hf.linalg.qr(hf.array(e.a), mode="complete"),
+        NotImplementedError,
+        r"`qr` with mode='complete' is not supported \(as in Heat\)",
+    ),
+    "heat-qr-integer": Bad(
+        lambda e: hf.linalg.qr(hf.array(e.i4)),
+        TypeError,
+        r"`a` of `qr` must be float32, float64 or complex, got int64",
+        ("i4",),
+    ),
+    "heat-svd-merge": Bad(
+        lambda e: hf.linalg.svd(hf.array(e.a), qr_procs_to_merge=1),
+        ValueError,
+        r"`qr_procs_to_merge` must be 0 \(all ranks at once\) or >= 2, got 1",
+    ),
+    "heat-outer-ndarray": Bad(
+        lambda e: hf.outer(hf.array(e.v), np.arange(3)),
+        TypeError,
+        r"`b` of `outer` must be a DNDarray, got ndarray",
+        ("v",),
+    ),
+    "heat-matrix-exp-shape": Bad(
+        lambda e: hf.linalg.matrix_exp(hf.array(e.a)),
+        RuntimeError,
+        r"`a` of `matrix_exp` must be square in its last two axes, got shape \(4, 3\)",
+    ),
+    "heat-matmul-axes": Bad(
+        lambda e: hf.matmul(hf.zeros((3, 4, 3), comm=e.comm), hf.zeros((3,), comm=e.comm)),
+        ValueError,
+        r"`a` and `b` of `matmul` must have the same number of axes",
+        (),
+    ),
     "heat-equal-list": Bad(
         lambda e: hf.equal(hf.array(e.a), [1, 2]), TypeError, r"`y` of `equal` must be a DNDarray"
     ),
@@ -1105,6 +1159,18 @@ CATALOGUE: dict[str, Bad] = {
         lambda e: ht.sort(e.a, kind="bogo"),
         ValueError,
         r"`kind` must be one of \[None, 'quicksort', 'mergesort', 'heapsort', 'stable'\], got 'bogo'",
+    ),
+    "sort-unknown-method": Bad(
+        lambda e: ht.sort(e.v, method="p2p"),
+        ValueError,
+        r"`method` must be None, 'tasks' or 'two-level', got 'p2p'",
+        ("v",),
+    ),
+    "argsort-method-int": Bad(
+        lambda e: ht.argsort(e.v, method=2),
+        TypeError,
+        r"`method` must be a str or None, got int",
+        ("v",),
     ),
     "sort-complex": Bad(
         lambda e: ht.sort(e.c), TypeError, r"`a` of `sort` must not be complex", ("c",)

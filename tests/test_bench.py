@@ -22,7 +22,16 @@ if str(ROOT) not in sys.path:  # `bench` lives next to `tests`; workers inherit 
     sys.path.insert(0, str(ROOT))
 
 from bench import __main__ as cli  # noqa: E402
-from bench import floor, heat_venv, latency, report, scaling, weight, workloads  # noqa: E402
+from bench import (  # noqa: E402
+    breakdown,
+    floor,
+    heat_venv,
+    latency,
+    report,
+    scaling,
+    weight,
+    workloads,
+)
 from bench.systems import Result, Sample  # noqa: E402
 
 MIB = 1 << 20
@@ -321,6 +330,21 @@ def test_weight_section_shows_both_runs_and_the_differences():
     assert "about 178 MiB" in text
 
 
+def test_weight_section_shows_earlier_runs_oldest_first():
+    oldest, middle, now = (
+        _weight_run(4.5, 4, 293.0),
+        _weight_run(1.3, 0, 115.0),
+        _weight_run(1.25, 0, 113.0),
+    )
+    middle["dndask"]["idle"] = dict(middle["dndask"]["idle"], mean_mib=160.0)
+    text = weight.section(now, middle, "hook at import (b)", [("before (a)", oldest)])
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "UTC" in line]
+    assert [r.split(",")[0] for r in rows] == ["| before (a)", "| hook at import (b)", "| now"]
+    assert "about 178 MiB" in text  # the run with torch on its workers against the next one
+    assert "- hook at import (b): an idle dndask worker holds +50 MiB" in text
+    assert "- now: an idle dndask worker holds +3 MiB" in text
+
+
 def test_weight_section_replaces_its_own_part_of_the_page(tmp_path):
     doc = tmp_path / "performance.md"
     doc.write_text("# Performance\n\n## Sorting\n\nx\n\n## Reading the numbers\n\ny\n")
@@ -344,3 +368,27 @@ def test_latency_cases_run_on_both_sides(comm_of):
     assert ops["dndask"]["is_split"]().shape == ops["dask"]["is_split"]().shape == latency.SHAPE
     total = ops["dndask"]["compute"]().sum()
     assert ops["dndask"]["step"]() == pytest.approx(total + 512)  # a + 1, summed
+
+
+def test_breakdown_takes_a_step_apart_from_its_task_stream():
+    def record(worker, *startstops):
+        spans = [{"action": a, "start": s, "stop": e} for a, s, e in startstops]
+        return {"worker": worker, "startstops": spans}
+
+    stream = [
+        record("w0", ("compute", 10.1, 10.3)),
+        record("w1", ("transfer", 10.2, 10.6), ("compute", 10.6, 10.7)),
+        record("w1", ("compute", 10.65, 10.8)),  # overlaps the previous one on w1
+    ]
+    b = breakdown.take_apart("dndask", "resplit01", stream, 10.0, 10.02, 10.05, 11.0, ["w0", "w1"])
+    assert b.wall == pytest.approx(1.0) and b.build == pytest.approx(0.02)
+    assert b.submit == pytest.approx(0.03) and b.first_task == pytest.approx(0.05)
+    assert b.compute == pytest.approx(0.2 + 0.1 + 0.15) and b.compute_max == pytest.approx(0.25)
+    assert b.transfer == pytest.approx(0.4) and b.transfer_max == pytest.approx(0.4)
+    # w0 busy 0.2 s, w1 busy 10.2-10.8 = 0.6 s, of the 0.95 s after submission
+    assert b.idle_mean == pytest.approx(((0.95 - 0.2) + (0.95 - 0.6)) / 2)
+    assert b.tail == pytest.approx(0.2) and b.tasks == 3
+    b.transfer_mib = 1024.0
+    assert b.bandwidth == pytest.approx(1024 / 1024 / 0.4)
+    row = breakdown.table([breakdown.median_of([b, b])], 2)
+    assert "| resplit_ 0 → 1 | dndask | 1.000 |" in row

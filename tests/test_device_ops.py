@@ -18,6 +18,7 @@ from conftest import holders
 
 import dndask as ht
 from dndask import _xp
+from dndask._linalg import _tsqr
 
 sys.path.insert(0, os.path.dirname(__file__))
 import _standin
@@ -366,3 +367,26 @@ def test_cupy_chunks_end_to_end(real_gpu, comm_of):
     np.testing.assert_array_equal(
         r, ht.random.randint(0, 100, (9, 4), split=0, comm=comm_of(2)).numpy()
     )
+
+
+# ------------------------------------------------------------------- qr, svd, norms
+@pytest.mark.parametrize(
+    ("shape", "split"), [((9, 3), 0), ((9, 3), 1), ((3, 8), 1), ((2, 7, 3), 1), ((4, 3), None)]
+)
+def test_qr_svd_and_norms(device, comm_of, shape, split):
+    x = np.random.default_rng(3).standard_normal(shape)
+    a = ht.array(x, split=split, comm=comm_of(3), device=device)
+    q, r = ht.linalg.qr(a, procs_to_merge=2)
+    check(q @ r, x, device)
+    expected_r = np.array(
+        [
+            _tsqr._positive_diagonal(None, np.linalg.qr(m, mode="r"))[1]
+            for m in x.reshape(-1, *shape[-2:])
+        ]
+    )
+    check(r, expected_r.reshape(r.shape), device)
+    check(ht.linalg.svd(a, compute_uv=False), np.linalg.svd(x, compute_uv=False), device)
+    u, s, vh = ht.linalg.svd(a)
+    check(u, u.numpy(), device)
+    np.testing.assert_allclose((u.numpy() * s.numpy()[..., None, :]) @ vh.numpy(), x, atol=1e-10)
+    check(ht.linalg.vector_norm(a, axis=-2), np.linalg.vector_norm(x, axis=-2), device)

@@ -293,6 +293,36 @@ def test_persist_places_chunk_r_on_worker_r(client, comm_of, n, split):
         assert holders(client, b) == [(w,) for w in comm.workers]
 
 
+MADE = {
+    "arange": lambda comm: ht.arange(6, split=0, comm=comm),
+    "zeros": lambda comm: ht.zeros((6, 2), split=1, comm=comm),
+    "full": lambda comm: ht.full((6,), 2.5, split=0, comm=comm),
+    "eye": lambda comm: ht.eye(4, split=0, comm=comm),
+    "rand": lambda comm: ht.random.rand(6, split=0, comm=comm),
+    "unsplit": lambda comm: ht.ones((3, 2), comm=comm),
+    "derived": lambda comm: (ht.arange(6, split=0, comm=comm) * 2).resplit(None),
+}
+
+
+@pytest.mark.parametrize("made", MADE)
+def test_the_same_values_made_for_two_comms_live_on_each_comms_workers(client, comm, made):
+    """Equal arrays on two comms of one size are two sets of keys, each on its comm's workers.
+
+    Creation keys once ignored the comm, so the second array's chunks were the
+    first one's, held by the first comm's workers.
+    """
+    first, second = comm.subcomm([0, 1]), comm.subcomm([3, 2])
+    ht.random.seed(7)
+    a = MADE[made](first).persist(wait=True)
+    ht.random.seed(7)
+    b = MADE[made](second).persist(wait=True)
+    assert set(a._chunk_keys()).isdisjoint(b._chunk_keys())
+    for x, c in ((a, first), (b, second)):
+        want = [(w,) for w in c.workers] if x.split is not None else [(c.workers[0],)]
+        assert holders(client, x) == want
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
 @pytest.mark.parametrize(
     "counts",
     [

@@ -526,3 +526,230 @@ def test_numpy_protocols_follow_heat(comm_of):
     with pytest.raises(TypeError):
         np.array_equiv(arr, arr)
     assert isinstance(np.concatenate([arr, arr]), ht.DNDarray)
+
+
+def test_qr_and_svd_follow_heat(comm_of):
+    comm = comm_of(3)
+    A = np.random.default_rng(5).standard_normal((12, 4))
+    a = ht.array(A, split=0, comm=comm)
+    for procs_to_merge in (0, 2, 3):
+        q, r = ht.linalg.qr(a, procs_to_merge=procs_to_merge)
+        assert isinstance(q, ht.DNDarray) and isinstance(r, ht.DNDarray)
+        np.testing.assert_allclose(q.numpy() @ r.numpy(), A, atol=1e-10)
+    assert ht.linalg.qr(a, mode="r").Q is None
+    # Heat 1.8 returns numpy's Vh: U @ diag(S) @ Vh == A
+    u, s, vh = ht.linalg.svd(a, qr_procs_to_merge=0)
+    assert (u.split, s.split, vh.split) == (0, None, None) and vh.shape == (4, 4)
+    np.testing.assert_allclose((u.numpy() * s.numpy()) @ vh.numpy(), A, atol=1e-10)
+    w = ht.array(A.T.copy(), split=1, comm=comm)  # short-fat, columns split: Vh split 1
+    u, s, vh = ht.linalg.svd(w)
+    assert (u.split, s.split, vh.split) == (None, None, 1) and vh.shape == (4, 12)
+    np.testing.assert_allclose((u.numpy() * s.numpy()) @ vh.numpy(), A.T, atol=1e-10)
+    assert isinstance(ht.linalg.svd(a, compute_uv=False), ht.DNDarray)
+    # neither tall-skinny nor short-fat on several ranks: Heat warns (its Zolo-PD path)
+    square = ht.array(np.eye(6) + 0.1, split=0, comm=comm)
+    with pytest.warns(UserWarning, match="neither tall-skinny nor short-fat"):
+        u, s, vh = ht.linalg.svd(square)
+    np.testing.assert_allclose((u.numpy() * s.numpy()) @ vh.numpy(), np.eye(6) + 0.1, atol=1e-10)
+    with (
+        pytest.warns(UserWarning, match="neither tall-skinny"),
+        pytest.raises(ValueError, match="`r_max_zolopd` must be in"),
+    ):
+        ht.linalg.svd(square, r_max_zolopd=0)
+    ht.linalg.svd(a, r_max_zolopd=0)  # tall-skinny: Heat does not check it there
+
+
+def test_qr_and_svd_bad_input_follow_heat(comm_of):
+    comm = comm_of(2)
+    a = ht.zeros((10, 10), comm=comm)
+    with pytest.raises(TypeError, match="`a` must be a DNDarray, got list"):
+        ht.linalg.qr([1, 2, 3])
+    with pytest.raises(NotImplementedError, match="mode='complete' is not supported"):
+        ht.linalg.qr(a, mode="complete")
+    with pytest.raises(NotImplementedError, match="mode='raw' is not supported"):
+        ht.linalg.qr(a, mode="raw")
+    with pytest.raises(ValueError, match="`mode` must be 'reduced' or 'r', got 'full'"):
+        ht.linalg.qr(a, mode="full")
+    with pytest.raises(TypeError, match="`procs_to_merge` must be an int, got str"):
+        ht.linalg.qr(a, procs_to_merge="abc")
+    with pytest.raises(ValueError, match=r"`procs_to_merge` must be 0 \(all ranks at once\)"):
+        ht.linalg.qr(a, procs_to_merge=1)
+    with pytest.raises(TypeError, match="`a` of `qr` must be float32, float64 or complex"):
+        ht.linalg.qr(ht.zeros((10, 10), dtype=ht.int32, comm=comm))
+    with pytest.raises(NotImplementedError, match="full_matrices=True"):
+        ht.linalg.svd(a, full_matrices=True)
+    with pytest.raises(TypeError, match="`a` must be a DNDarray, got str"):
+        ht.linalg.svd("abc")
+    with pytest.raises(TypeError, match="`qr_procs_to_merge` must be an int"):
+        ht.linalg.svd(a, qr_procs_to_merge="def")
+    with pytest.raises(ValueError, match="`qr_procs_to_merge` must be 0"):
+        ht.linalg.svd(a, qr_procs_to_merge=1)
+    with pytest.raises(ValueError, match="`r_max_zolopd` must be an int in"):
+        ht.linalg.svd(a, r_max_zolopd=9)
+    with pytest.raises(ValueError, match="`a` of `svd` must be 2-D, got 3"):
+        ht.linalg.svd(ht.zeros((2, 2, 2), comm=comm))
+    with pytest.raises(TypeError, match="`a` of `svd` must be float32 or float64, got int32"):
+        ht.linalg.svd(ht.ones((4, 2), dtype=ht.int32, split=0, comm=comm))
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_norms_keep_heats_dtypes(comm_of, n):
+    comm = comm_of(n)
+    a = ht.arange(9, dtype=ht.float32, split=0, comm=comm) - 4
+    b0 = ht.reshape(a, (3, 3), new_split=0)
+    assert ht.vector_norm(a, ord=ht.inf).dtype is ht.float32
+    assert ht.vector_norm(b0, axis=1, ord=2).split == 0
+    assert ht.linalg.matrix_norm(b0, ord=1).item() == 7.0
+    m = ht.arange(8, split=0, comm=comm).reshape((2, 2, 2))  # int32
+    mn = ht.linalg.matrix_norm(m, axis=(2, 1), ord=ht.inf)
+    assert mn.dtype is ht.int64 and mn.tolist() == [4, 12]
+    assert ht.vector_norm(m, ord=ht.inf).dtype is ht.int32
+    assert ht.vector_norm(m, ord=1).dtype is ht.int64
+    assert ht.vector_norm(m, ord=3).dtype is ht.float32
+    gn = ht.linalg.norm(ht.ones((3, 3, 3), dtype=ht.int, comm=comm), axis=(-2, -1))
+    assert gn.dtype is ht.float32 and gn.tolist() == [3.0, 3.0, 3.0]
+    z = ht.array([1 + 1j, 2 - 2j, 1j, 2 + 1j], dtype=ht.complex64, split=0, comm=comm)
+    gz = ht.linalg.norm(z, keepdims=True)
+    assert gz.dtype is ht.float32 and gz.shape == (1,) and gz.item() == 4.0
+    assert ht.linalg.norm(b0, ord="fro").item() == pytest.approx(np.sqrt(60.0))
+    assert ht.linalg.norm(b0, ord=ht.inf).item() == 9.0
+    full = ht.full((4, 4), 1 + 1j, dtype=ht.int, comm=comm)  # Heat: complex fill -> complex64
+    assert full.dtype is ht.complex64
+    assert ht.linalg.vector_norm(full, axis=0, ord=4).tolist() == [2.0] * 4
+    with pytest.raises(NotImplementedError, match="ord=2 is not supported"):
+        ht.linalg.matrix_norm(b0, ord=2)
+    with pytest.raises(ValueError, match="cannot be inferred for 3-D"):
+        ht.linalg.matrix_norm(ht.ones((2, 2, 2), comm=comm))
+    with pytest.raises(TypeError, match="must be a 2-tuple, got 1"):
+        ht.linalg.matrix_norm(b0, axis=1)
+    with pytest.raises(TypeError, match="an int or a 1-tuple, got 'r'"):
+        ht.vector_norm(a, axis="r")
+    with pytest.raises(ValueError, match="`axis` of `norm` must be an int or 1 or 2 axes"):
+        ht.linalg.norm(ht.ones(2, comm=comm), axis=(0, 1, 2))
+
+
+def test_products_follow_heats_types_and_rules(comm_of):
+    comm = comm_of(3)
+    eye = ht.eye(3, comm=comm)  # float32
+    perm = ht.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], comm=comm)  # int64
+    cross = ht.cross(eye, perm)
+    assert cross.dtype is ht.float32  # torch's promotion, where numpy gives float64
+    np.testing.assert_array_equal(cross.numpy(), np.cross(np.eye(3), perm.numpy()))
+    i8 = ht.eye(3, dtype=ht.int8, split=1, comm=comm)
+    assert (
+        ht.cross(i8, ht.array(perm.numpy(), dtype=ht.int8, split=1, comm=comm), axis=0).dtype
+        is ht.int8
+    )
+    np_a = np.random.default_rng(1).standard_normal((6, 3, 5)).astype(np.float32)
+    np_b = np.random.default_rng(2).standard_normal((3, 6, 5)).astype(np.float32)
+    got = ht.cross(
+        ht.array(np_a, split=0, comm=comm), ht.array(np_b, split=1, comm=comm), axisa=1, axisb=0
+    )
+    np.testing.assert_allclose(got.numpy(), np.cross(np_a, np_b, axisa=1, axisb=0), rtol=1e-6)
+    with pytest.raises(ValueError, match="same split once the vector axes are aligned"):
+        ht.cross(
+            ht.array(np_a[:, :2], split=2, comm=comm),
+            ht.array(np_b, split=1, comm=comm),
+            axisa=1,
+            axisb=0,
+        )
+    with pytest.raises(ValueError, match="vectors along the split axis"):
+        ht.cross(ht.eye(3, split=0, comm=comm), ht.eye(3, split=0, comm=comm), axis=0)
+    with pytest.raises(TypeError, match="`axis` of `cross` must be an int, got str"):
+        ht.cross(eye, eye, axis="wasd")
+    c = ht.linalg.vecdot(
+        ht.full((4, 4), 2, split=0, comm=comm), ht.ones(4, comm=comm), axis=0, keepdims=True
+    )
+    assert c.dtype is ht.float32 and c.tolist() == [[8.0] * 4]
+    assert (
+        ht.linalg.vecdot(ht.array([1, 1, 1], comm=comm), ht.array([1, 2, 3], comm=comm)).item() == 6
+    )
+    i32 = ht.arange(3, dtype=ht.int32, comm=comm)
+    f32 = ht.arange(8, dtype=ht.float32, split=0, comm=comm)
+    out = ht.empty((3, 8), dtype=ht.float32, split=1, comm=comm)
+    ht.outer(i32, f32, out=out, split=1)
+    assert ht.outer(i32, f32).dtype is ht.float32
+    np.testing.assert_array_equal(out.numpy(), np.outer(np.arange(3), np.arange(8)))
+    with pytest.raises(TypeError, match="`b` of `outer` must be a DNDarray, got ndarray"):
+        ht.outer(i32, np.arange(8))
+    with pytest.raises(RuntimeError, match="`a` of `outer` must have at least one dimension"):
+        ht.outer(ht.array(2.3, comm=comm), f32)
+    with pytest.raises(ValueError, match="`out` of `outer` must have the result's split 1"):
+        ht.outer(i32, f32, out=ht.empty((3, 8), dtype=ht.float32, split=0, comm=comm), split=1)
+    # dot: out= ignored for vectors and scalars (Heat), replaced for matrices
+    v = ht.arange(10, dtype=ht.float32, split=0, comm=comm)
+    assert ht.dot(v, v, out=[]).item() == 285.0
+    assert ht.dot(6, 5) == 30
+    m = ht.ones((4, 4), split=1, comm=comm)
+    ret = ht.zeros((4, 4), split=0, comm=comm)
+    assert ht.dot(m, m, out=ret) is ret
+    assert ret.tolist() == [[4.0] * 4] * 4
+    with pytest.raises(NotImplementedError, match="more than 2 dimensions"):
+        ht.dot(ht.ones((2, 2, 2), comm=comm), ht.ones(2, comm=comm))
+    # projection
+    e2 = ht.array([0, 1, 0], dtype=ht.float32, split=0, comm=comm)
+    p = ht.linalg.projection(ht.arange(1, 4, dtype=ht.float32, split=0, comm=comm), e2)
+    assert p.tolist() == [0.0, 2.0, 0.0]
+    with pytest.raises(RuntimeError, match="`a` of `projection` must be 1-D"):
+        ht.linalg.projection(ht.ones((3, 1), comm=comm), e2)
+
+
+def test_matmul_inv_and_matrix_exp_follow_heat(comm_of):
+    comm = comm_of(3)
+    a, b = ht.ones((6, 4), comm=comm), ht.ones((4, 5), comm=comm)
+    c = ht.matmul(a, b, allow_resplit=True)
+    assert c.split is None and a.split == 0  # Heat resplits a in place, the result stays None
+    assert c.tolist() == [[4.0] * 5] * 6
+    with pytest.raises(ValueError, match="same number of axes"):
+        ht.matmul(ht.zeros((3, 3, 3), comm=comm), ht.zeros((3,), comm=comm))
+    with pytest.raises(ValueError, match="same batch shape"):
+        ht.matmul(ht.zeros((3, 3, 3), split=0, comm=comm), ht.zeros((4, 3, 3), split=0, comm=comm))
+    with pytest.raises(NotImplementedError, match="split along different axes"):
+        ht.matmul(
+            ht.zeros((4, 3, 3, 3), split=0, comm=comm), ht.zeros((4, 3, 3, 3), split=1, comm=comm)
+        )
+    with pytest.raises(NotImplementedError, match="a stack of matrices and a vector"):
+        ht.matmul(ht.zeros((3, 3, 3), split=0, comm=comm), ht.zeros((3, 3), split=0, comm=comm))
+    with pytest.raises(RuntimeError, match="singular"):
+        ht.linalg.inv(ht.ones((3, 3), split=1, comm=comm))
+    x = ht.array([[5.0, -3, 2], [-3, 2, -1], [-3, 2, -2]], split=0, comm=comm)
+    np.testing.assert_allclose(ht.linalg.inv(x).numpy(), np.linalg.inv(x.numpy()), rtol=1e-5)
+    z = ht.random.randn(2, 3, 3, dtype=ht.complex64, split=0, comm=comm)
+    assert z.dtype is ht.complex64
+    got = ht.linalg.expm(z)
+    assert got.dtype is ht.complex64 and got.split == 0
+    expect = torch.linalg.matrix_exp(torch.from_numpy(z.numpy())).numpy()
+    np.testing.assert_allclose(got.numpy(), expect, rtol=1e-4, atol=1e-5)
+    with pytest.raises(RuntimeError, match="must be square"):
+        ht.linalg.matrix_exp(ht.ones((4, 3), comm=comm))
+    with pytest.raises(TypeError, match="must be a DNDarray, got Tensor"):
+        ht.linalg.matrix_exp(torch.ones(3, 3))
+    with pytest.raises(ValueError, match="must not be split along a matrix axis"):
+        ht.linalg.matrix_exp(ht.ones((3, 3), split=1, comm=comm))
+
+
+def test_condest_bounds_the_condition_number(comm_of):
+    comm = comm_of(3)
+    ht.random.seed(11)
+    for shape, split in (((20, 60), 1), ((50, 31), 1), ((40, 12), 0), ((12, 12), None)):
+        x = ht.random.randn(*shape, split=split, dtype=ht.float64, comm=comm)
+        s = np.linalg.svd(x.numpy(), compute_uv=False)
+        est = ht.linalg.condest(x, params={"nsamples": 15})
+        assert isinstance(est, ht.DNDarray) and est.shape == () and est.dtype is ht.float64
+        assert est.item() >= s.max() / s.min()
+    est = ht.linalg._estimate_largest_singularvalue(x)
+    assert est.shape == () and est.dtype is ht.float64 and est.item() >= s.max()
+    with pytest.raises(NotImplementedError, match="only 'fro'"):
+        ht.linalg._estimate_largest_singularvalue(x, algorithm="invalid")
+    with pytest.raises(TypeError, match="`algorithm` must be a str, got int"):
+        ht.linalg._estimate_largest_singularvalue(x, algorithm=1)
+    with pytest.raises(NotImplementedError, match="algorithm='invalid'"):
+        ht.linalg.condest(x, algorithm="invalid")
+    with pytest.raises(TypeError, match="`algorithm` of `condest` must be a str"):
+        ht.linalg.condest(x, algorithm=3.14)
+    with pytest.raises(ValueError, match="`nsamples` of `condest` must be a positive int, got 0"):
+        ht.linalg.condest(x, params={"nsamples": 0})
+    with pytest.raises(TypeError, match="`params` of `condest` must be a dict"):
+        ht.linalg.condest(x, params=10)
+    with pytest.raises(ValueError, match="`p` of `condest` must be 2"):
+        ht.linalg.condest(x, p=3)

@@ -519,8 +519,6 @@ def test_norm_bad_input(comm_of):
         ht.linalg.norm(x, keepdims=1)
     with pytest.raises(TypeError, match="`x` must be a DNDarray"):
         ht.linalg.norm(X)
-    with pytest.raises(NotImplementedError, match="stack of matrices split along a matrix axis"):
-        ht.linalg.matrix_norm(dnd(data((2, 4, 3)), 1, comm), ord=2)
     unchanged(x, X, 0, [[2, 4], [2, 4], [2, 4]])
 
 
@@ -593,8 +591,8 @@ def test_qr_bad_input(comm_of):
     comm = comm_of(3)
     W, A = data((3, 6)), data((6, 3))
     w, a = dnd(W, 0, comm), dnd(A, 1, comm)
-    with pytest.raises(NotImplementedError, match=r"wide matrix \(m < n\)"):
-        ht.linalg.qr(w)
+    with pytest.raises(NotImplementedError, match="mode='complete'"):
+        ht.linalg.qr(w, mode="complete")
     with pytest.raises(NotImplementedError, match="mode='complete'"):
         ht.linalg.qr(a, mode="complete")
     with pytest.raises(NotImplementedError, match="mode='raw'"):
@@ -605,8 +603,12 @@ def test_qr_bad_input(comm_of):
         ht.linalg.qr(a, mode=1)
     with pytest.raises(ValueError, match="at least 2 dimensions"):
         ht.linalg.qr(dnd(data((4,)), 0, comm))
-    with pytest.raises(NotImplementedError, match="stack of matrices"):
-        ht.linalg.qr(dnd(data((2, 6, 3)), 1, comm))
+    with pytest.raises(TypeError, match="`procs_to_merge` must be an int, got float"):
+        ht.linalg.qr(a, procs_to_merge=2.0)
+    with pytest.raises(
+        ValueError, match=r"`procs_to_merge` must be 0 \(all at once\) or >= 2, got -1"
+    ):
+        ht.linalg.qr(a, procs_to_merge=-1)
     with pytest.raises(TypeError, match="float16"):
         ht.linalg.qr(dnd(A.astype(np.float16), 0, comm))
     with pytest.raises(TypeError, match="`a` must be a DNDarray"):
@@ -615,30 +617,118 @@ def test_qr_bad_input(comm_of):
     unchanged(a, A, 1, [[6, 1]] * 3)
 
 
+def abs_close(got, expected, rtol):
+    """Equal up to the signs (phases) LAPACK leaves free: compare magnitudes."""
+    np.testing.assert_allclose(np.abs(got), np.abs(expected), atol=rtol * 10)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+@pytest.mark.parametrize(("shape", "n"), [((4, 9), 3), ((3, 11), 5), ((5, 6), 2), ((2, 7), 1)])
+@pytest.mark.parametrize("split", [0, 1])
+def test_qr_of_wide_matrices_split_along_either_axis(comm_of, dtype, shape, n, split):
+    comm = comm_of(n)  # (3, 11) on 5 ranks: ranks without rows (split 0)
+    A = data(shape, dtype)
+    a = dnd(A, split, comm)
+    q, r = ht.linalg.qr(a)
+    m = shape[0]
+    assert q.shape == (m, m) and r.shape == shape
+    assert q.split == 0 and r.split == split
+    Q, R = q.numpy(), r.numpy()
+    np.testing.assert_allclose(Q @ R, A, atol=tol(dtype) * 10)
+    np.testing.assert_allclose(Q.conj().T @ Q, np.eye(m), atol=tol(dtype) * 10)
+    np.testing.assert_allclose(np.tril(R, -1), 0, atol=tol(dtype) * 10)
+    assert (np.diag(R).real >= 0).all()
+    abs_close(R, np.linalg.qr(A, mode="r"), tol(dtype))
+    r_only = ht.linalg.qr(a, mode="r", procs_to_merge=2)
+    assert r_only.Q is None
+    np.testing.assert_allclose(r_only.R.numpy(), R, atol=tol(dtype) * 10)
+    unchanged(a, A, split, a.lshape_map.tolist())
+
+
+STACK_CASES = [
+    # shape, split (a matrix axis), ranks
+    ((3, 10, 4), 1, 3),
+    ((3, 10, 4), 2, 4),
+    ((2, 3, 9, 5), 2, 5),
+    ((2, 3, 9, 5), 3, 2),
+    ((4, 3, 8), 1, 3),  # wide matrices, rows split
+    ((4, 3, 8), 2, 5),  # wide matrices, columns split
+]
+
+
+@pytest.mark.parametrize(("shape", "split", "n"), STACK_CASES)
+def test_qr_and_svd_of_stacks_split_along_a_matrix_axis(comm_of, shape, split, n):
+    comm = comm_of(n)
+    A = data(shape)
+    a = dnd(A, split, comm)
+    m, k = shape[-2], min(shape[-2:])
+    q, r = ht.linalg.qr(a)
+    assert q.shape == (*shape[:-2], m, k) and r.shape == (*shape[:-2], k, shape[-1])
+    Q, R = q.numpy(), r.numpy()
+    np.testing.assert_allclose(Q @ R, A, atol=1e-10)
+    np.testing.assert_allclose(
+        np.swapaxes(Q, -1, -2) @ Q, np.broadcast_to(np.eye(k), (*shape[:-2], k, k)), atol=1e-10
+    )
+    abs_close(R, np.linalg.qr(A, mode="r"), 1e-10)
+    u, s, vh = ht.linalg.svd(a)
+    S = check(s, np.linalg.svd(A, compute_uv=False), None, comm, 1e-9)
+    np.testing.assert_allclose((u.numpy() * S[..., None, :]) @ vh.numpy(), A, atol=1e-10)
+    check(ht.linalg.svd(a, compute_uv=False), S, None, comm, 1e-9)
+    check(
+        ht.linalg.matrix_norm(a, ord=2), np.linalg.norm(A, ord=2, axis=(-2, -1)), None, comm, 1e-9
+    )
+    unchanged(a, A, split, a.lshape_map.tolist())
+
+
+@pytest.mark.parametrize("procs_to_merge", [2, 3, 4])
+def test_tsqr_tree_merge_gives_the_same_factors(comm_of, procs_to_merge):
+    comm = comm_of(5)
+    A = data((23, 4))
+    a = unbalanced(A, 0, (5, 0, 7, 3, 8), comm)  # an empty rank inside a group
+    q0, r0 = ht.linalg.qr(a)
+    q, r = ht.linalg.qr(a, procs_to_merge=procs_to_merge)
+    assert q.lshape_map[:, 0].tolist() == [5, 0, 7, 3, 8]
+    np.testing.assert_allclose(q.numpy(), q0.numpy(), atol=1e-10)
+    np.testing.assert_allclose(r.numpy(), r0.numpy(), atol=1e-10)
+    u, s, vh = ht.linalg.svd(a, procs_to_merge=procs_to_merge)
+    check_svd((u, s, vh), A, comm, 1e-10, (0, None, None))
+    # one merge per group and level: 4 contributors in groups of p
+    nodes, merges = 4, 0
+    while True:
+        groups = -(-nodes // procs_to_merge)
+        merges += groups
+        if groups == 1:
+            break
+        nodes = groups
+    graph = q.to_dask().__dask_graph__()
+    merge_keys = [k for k in graph if isinstance(k, tuple) and str(k[0]).endswith("-merge")]
+    assert len(merge_keys) == merges
+
+
 # ======================================================== SVD
 
 
 def check_svd(result, A, comm, rtol, splits):  # noqa: N803 (the matrix)
-    u, s, v = result
-    assert (u.split, s.split, v.split) == splits
+    u, s, vh = result
+    assert (u.split, s.split, vh.split) == splits
     U = check(u, u.numpy(), u.split, comm, rtol)
     S = check(s, np.linalg.svd(A, compute_uv=False), None, comm, rtol * 10)
-    V = check(v, v.numpy(), v.split, comm, rtol)
+    VH = check(vh, vh.numpy(), vh.split, comm, rtol)
     k = min(A.shape)
-    assert U.shape == (A.shape[0], k) and V.shape == (A.shape[1], k)
-    np.testing.assert_allclose((U * S) @ V.conj().T, A, atol=rtol * 10)
+    assert U.shape == (A.shape[0], k) and VH.shape == (k, A.shape[1])
+    np.testing.assert_allclose((U * S) @ VH, A, atol=rtol * 10)
     np.testing.assert_allclose(U.conj().T @ U, np.eye(k), atol=rtol * 10)
-    np.testing.assert_allclose(V.conj().T @ V, np.eye(k), atol=rtol * 10)
+    np.testing.assert_allclose(VH @ VH.conj().T, np.eye(k), atol=rtol * 10)
 
 
 SVD_CASES = [
-    # shape, split, ranks, (U, S, V) splits
+    # shape, split, ranks, (U, S, Vh) splits
     ((9, 3), None, 3, (None, None, None)),
     ((9, 3), 0, 3, (0, None, None)),
     ((9, 3), 1, 3, (0, None, None)),
     ((12, 5), 0, 5, (0, None, None)),
-    ((3, 8), 1, 4, (None, None, 0)),
-    ((3, 8), 0, 2, (None, None, 0)),
+    ((3, 8), 1, 4, (None, None, 1)),
+    ((3, 8), 0, 2, (None, None, 1)),
     ((4, 4), 0, 5, (0, None, None)),
 ]
 
@@ -662,15 +752,15 @@ def test_svd_empty_ranks_complex_stacks_and_full_matrices(comm_of):
     Z = data((7, 3), np.complex128)
     check_svd(ht.linalg.svd(dnd(Z, 0, comm)), Z, comm, 1e-10, (0, None, None))
     Zw = data((2, 7), np.complex128)
-    check_svd(ht.linalg.svd(dnd(Zw, 1, comm)), Zw, comm, 1e-10, (None, None, 0))
+    check_svd(ht.linalg.svd(dnd(Zw, 1, comm)), Zw, comm, 1e-10, (None, None, 1))
     S = data((3, 4, 2))
-    u, s, v = ht.linalg.svd(dnd(S, 0, comm))
-    assert u.split == s.split == v.split == 0
+    u, s, vh = ht.linalg.svd(dnd(S, 0, comm))
+    assert u.split == s.split == vh.split == 0
     np.testing.assert_allclose(
-        np.matmul(u.numpy() * s.numpy()[:, None, :], np.swapaxes(v.numpy(), 1, 2)), S, atol=1e-10
+        np.matmul(u.numpy() * s.numpy()[:, None, :], vh.numpy()), S, atol=1e-10
     )
-    u, s, v = ht.linalg.svd(dnd(A, None, comm), full_matrices=True)
-    assert u.shape == (10, 10) and v.shape == (3, 3)
+    u, s, vh = ht.linalg.svd(dnd(A, None, comm), full_matrices=True)
+    assert u.shape == (10, 10) and vh.shape == (3, 3)
 
 
 def test_svd_bad_input(comm_of):
@@ -683,10 +773,14 @@ def test_svd_bad_input(comm_of):
         ht.linalg.svd(a, compute_uv=1)
     with pytest.raises(TypeError, match="`full_matrices` must be a bool"):
         ht.linalg.svd(a, full_matrices=None)
-    with pytest.raises(NotImplementedError, match="stack of matrices"):
-        ht.linalg.svd(dnd(data((2, 6, 3)), 2, comm))
     with pytest.raises(ValueError, match="at least 2 dimensions"):
         ht.linalg.svd(dnd(data((4,)), None, comm))
+    with pytest.raises(TypeError, match="`procs_to_merge` must be an int, got str"):
+        ht.linalg.svd(a, procs_to_merge="2")
+    with pytest.raises(
+        ValueError, match=r"`procs_to_merge` must be 0 \(all at once\) or >= 2, got 1"
+    ):
+        ht.linalg.svd(a, procs_to_merge=1)
     unchanged(a, A, 0, [[2, 3]] * 3)
 
 

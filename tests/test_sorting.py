@@ -84,7 +84,81 @@ def test_plan_exchange_maps_blocks_to_ranks():
     assert pieces[2] == [_plan.Piece(1, 2, 5)]
     pieces, counts = _plan.plan_exchange(cuts, descending=True)
     assert counts == (3, 4, 1) and pieces[0] == [_plan.Piece(1, 2, 5)]
-    assert _plan.exchange_pieces(4096) == 4096**2 + 3 * 4096
+    # sort, sample and cut per rank, P² slices, and each destination's own piece + 4 fill steps
+    assert _plan.exchange_pieces(4096) == 4096**2 + 3 * 4096 + 4096 * 5
+    assert _plan.exchange_pieces(4096, "two-level") < 3 * 4096**1.5
+
+
+def test_fill_steps_start_local_go_round_the_ring_and_balance():
+    assert _plan.fill_steps([0, 1, 2, 3, 4, 5], [1, 2, 2, 2, 2, 2], 2, 6, steps=2) == [
+        [2],
+        [3, 4],
+        [5, 0, 1],
+    ]
+    assert _plan.fill_steps([0, 1, 2, 3], [5, 5, 5, 5], 0, 4) == [[0], [1], [2], [3]]
+    # empty inputs are left out; a destination with nothing local starts remote
+    assert _plan.fill_steps([0, 1, 1], [3, 0, 4], 2, 3) == [[0], [2]]
+    assert _plan.fill_steps([], [], 0, 1) == []
+    steps = _plan.fill_steps(list(range(64)), [1] * 64, 10, 64)
+    assert steps[0] == [10] and len(steps) == 1 + _plan.FILL_STEPS
+    assert sorted(i for step in steps for i in step) == list(range(64))
+    assert [len(step) for step in steps[1:]] == [16, 16, 15, 16]
+
+
+def _one_hop_result(runs, plans, d):
+    return np.concatenate([runs[p.src][p.start : p.stop] for p in plans[d]] + [runs[0][:0]])
+
+
+def _two_hop_result(runs, plans, d, t=None):
+    """Destination ``d``'s rows through :func:`_plan.plan_two_level`, with the task functions."""
+    from dndask._sorting import _tasks
+
+    t = _plan.plan_two_level(plans, len(runs)) if t is None else t
+    bundles = [_tasks.join([runs[src]], [(0, lo, hi) for lo, hi in r]) for src, r in t.bundles]
+    collects = [_tasks.collect([bundles[i] for i in keys]) for _, keys in t.collects]
+    forwards = [_tasks.views(collects[c], parts) for _, c, parts in t.forwards]
+    count = sum(p.stop - p.start for p in plans[d])
+    inputs = t.inputs[d]
+    return _tasks.fill(
+        None,
+        count,
+        runs[0].dtype,
+        [forwards[f] for f, _ in inputs],
+        [segs for _, segs in inputs],
+        (False, False),
+    )
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4, 5, 9, 10, 17])
+def test_two_level_plan_delivers_the_same_rows_as_one_hop(ranks):
+    rng = np.random.default_rng(ranks)
+    sizes = rng.integers(0, 12, ranks)
+    sizes[rng.integers(0, ranks)] = 0  # an empty rank
+    runs = [rng.integers(0, 1000, s) for s in sizes]
+    cuts = np.array([np.sort(rng.integers(0, s + 1, ranks + 1)) for s in sizes])
+    cuts[:, 0], cuts[:, -1] = 0, sizes
+    for descending in (False, True):
+        plans, counts = _plan.plan_exchange(cuts, descending)
+        from_cuts, cut_counts = _plan.plan_two_level_cuts(cuts, descending)
+        assert cut_counts == counts
+        generic = _plan.plan_two_level(plans, ranks)
+        assert from_cuts.bundles == generic.bundles and from_cuts.collects == generic.collects
+        for d in range(ranks):
+            expected = _one_hop_result(runs, plans, d)
+            np.testing.assert_array_equal(_two_hop_result(runs, plans, d), expected)
+            np.testing.assert_array_equal(_two_hop_result(runs, plans, d, from_cuts), expected)
+    # a bucket exchange: a destination's pieces come from one source several times
+    ordered = _plan.plan_ordered_exchange(np.stack([[s // 2, s - s // 2] for s in sizes]), counts)
+    for d in range(ranks):
+        np.testing.assert_array_equal(
+            _two_hop_result(runs, ordered, d), _one_hop_result(runs, ordered, d)
+        )
+    t = _plan.plan_two_level(plans, ranks)
+    g = _plan.group_size(ranks)
+    for src, _ in t.bundles:  # every bundle goes to a rank of its source's group
+        assert any(src // g == rank // g for rank, keys in t.collects)
+    for rank, keys in t.collects:
+        assert all(t.bundles[k][0] // g == rank // g for k in keys)
 
 
 def test_plan_ordered_exchange_and_buckets():
@@ -175,6 +249,66 @@ def test_sort_moves_about_the_array_once(client, comm_of):
     moved = received_bytes(client, since)
     assert moved <= 1.1 * data.nbytes
     assert moved >= 0.5 * data.nbytes  # the exchange did happen
+    np.testing.assert_array_equal(s.numpy(), np.sort(data))
+
+
+@pytest.mark.parametrize("n", RANKS)
+def test_two_level_exchange_matches_numpy_with_empty_ranks(comm_of, monkeypatch, n):
+    comm = comm_of(n)
+    results, expected = [], []
+    for i, data in enumerate(cases_1d().values()):
+        a = ht.array(data, split=0, comm=comm)
+        a = skewed(a) if i % 2 else a
+        results += [
+            ht.sort(a, method="two-level"),
+            ht.sort(a, descending=True, kind="stable", method="two-level"),
+            ht.argsort(a, method="two-level"),
+            ht.argsort(a, descending=True, method="two-level"),
+        ]
+        expected += [
+            np.sort(data),
+            np.sort(data, kind="stable")[::-1],
+            np.argsort(data, kind="stable"),
+            descending_order(data),
+        ]
+    # None picks the two-level exchange above the p2p threshold, as resplit_ picks p2p
+    data = cases_1d()["floats"]
+    a = skewed(ht.array(data, split=0, comm=comm))
+    monkeypatch.setenv("DNDASK_P2P_THRESHOLD", "0")
+    auto = ht.sort(a)
+    monkeypatch.setenv("DNDASK_P2P_THRESHOLD", "4096")
+    tasks = ht.sort(a)
+    layers = [set(x.to_dask().__dask_graph__().layers[x.to_dask().name]) for x in (auto, tasks)]
+    if n > 1:
+        assert any("-bundle" in str(k) for k in layers[0])
+        assert not any("-bundle" in str(k) for k in layers[1])
+    results += [auto, tasks]
+    expected += [np.sort(data)] * 2
+    for got, exp in zip(values_of(results), expected, strict=True):
+        np.testing.assert_array_equal(got, exp)
+
+
+def test_sort_method_is_checked(comm_of):
+    a = ht.array(np.arange(5.0), split=0, comm=comm_of(2))
+    with pytest.raises(
+        ValueError, match="`method` must be None, 'tasks' or 'two-level', got 'p2p'"
+    ):
+        ht.sort(a, method="p2p")
+    with pytest.raises(ValueError, match="`method` must be None"):
+        ht.argsort(a, method="x")
+
+
+def test_two_level_sort_moves_the_array_at_most_twice(client, comm_of):
+    import time
+
+    comm = comm_of(5)
+    data = np.random.default_rng(4).standard_normal(200_000)
+    a = ht.array(data, split=0, comm=comm).persist(wait=True)
+    since = time.time()
+    s = ht.sort(a, method="two-level").persist(wait=True)
+    moved = received_bytes(client, since)
+    assert moved <= 2.0 * data.nbytes
+    assert moved >= 0.5 * data.nbytes
     np.testing.assert_array_equal(s.numpy(), np.sort(data))
 
 

@@ -14,9 +14,14 @@ from collections.abc import Callable
 import dask.array as da
 import numpy as np
 
-from .. import _dndarray, _graph, _layout, _ops
-from ._checks import _check_array, _check_bool, _describe, _norm_dtype, _real_float
+from .. import _dndarray, _graph, _layout, _manipulation, _ops, _xp
+from ._checks import _check_array, _check_bool, _norm_dtype, _real_float
 from ._tsqr import svd
+
+
+def _chunk_norm(fname: str, block, **kwargs):
+    """``<namespace>.linalg.<fname>`` of a chunk, in the chunk's own namespace (a task)."""
+    return getattr(_xp.namespace_of(block).linalg, fname)(block, **kwargs)
 
 
 def _local_blocks(x: _dndarray.DNDarray, fn: Callable, axes, keepdims: bool, dtype):
@@ -32,7 +37,7 @@ def _local_blocks(x: _dndarray.DNDarray, fn: Callable, axes, keepdims: bool, dty
         chunks=chunks,
         drop_axis=[] if keepdims else list(axes),
         dtype=dtype,
-        meta=_graph.meta_of(dtype, len(chunks)),
+        meta=_graph.meta_of(dtype, len(chunks), like=x),
     )
     split = _layout.reduced_split(x.split, axes, keepdims)
     return _dndarray.from_dask(out, split, x.comm, parents=(x,))
@@ -55,7 +60,9 @@ def _vector_norm_over_split(x, ord, axes, keepdims):
     if ord == 1:
         return mag.sum(axis=axes, keepdims=keepdims)
     if ord == 2:
-        total = (mag * mag).sum(axis=axes, keepdims=keepdims)
+        # as numpy: the squares of the real and imaginary parts, not of the rounded modulus
+        squares = x.real * x.real + x.imag * x.imag if x.dtype.kind == "c" else mag * mag
+        total = squares.sum(axis=axes, keepdims=keepdims)
         return _ops.elementwise(da.sqrt, total, name="sqrt")
     total = (mag**ord).sum(axis=axes, keepdims=keepdims)
     return total ** (1.0 / ord)
@@ -106,7 +113,7 @@ def vector_norm(x, ord=2, axis=None, keepdims=False):
     axes = _layout.normalize_axes(axis, x.ndim)
     x = _real_float(x)
     if x.split is None or x.split not in axes:
-        fn = functools.partial(np.linalg.vector_norm, ord=ord, axis=axes, keepdims=keepdims)
+        fn = functools.partial(_chunk_norm, "vector_norm", ord=ord, axis=axes, keepdims=keepdims)
         return _local_blocks(x, fn, axes, keepdims, _norm_dtype(x))
     return _vector_norm_over_split(x, ord, axes, keepdims)
 
@@ -142,20 +149,25 @@ def _reshape_keep(x: _dndarray.DNDarray, ndim: int) -> _dndarray.DNDarray:
     return _dndarray.from_dask(arr, None, x.comm, parents=(x,))
 
 
-def _singular_value_norm(x, ord, keepdims):
-    if x.ndim != 2:
-        raise NotImplementedError(
-            f"`matrix_norm` with ord={ord!r} of a stack of matrices split along a matrix axis "
-            f"({_describe(x)}) is not implemented"
-        )
+def _singular_value_norm(x, ord, rows, cols, keepdims):
+    """``'nuc'``, 2, -2 from the singular values (TSQR-based :func:`svd`; stacks too)."""
+    shape, nd = x.shape, x.ndim
+    if {rows, cols} != {nd - 2, nd - 1}:
+        x = _manipulation.moveaxis(x, (rows, cols), (-2, -1))
     s = svd(x, compute_uv=False)
-    value = s.sum() if ord == "nuc" else (s.max() if ord == 2 else s.min())
-    return _reshape_keep(value, 2) if keepdims else value
+    axis = None if nd == 2 else -1
+    reduce = {"nuc": s.sum, 2: s.max, -2: s.min}[ord]
+    value = reduce(axis=axis)
+    if not keepdims:
+        return value
+    if nd == 2:
+        return _reshape_keep(value, 2)
+    return value.reshape(tuple(1 if i in (rows, cols) else n for i, n in enumerate(shape)))
 
 
 def _matrix_norm_over_split(x, ord, rows, cols, keepdims):
     if ord in ("nuc", 2, -2):
-        return _singular_value_norm(x, ord, keepdims)
+        return _singular_value_norm(x, ord, rows, cols, keepdims)
     mag = abs(x)
     if ord == "fro":
         total = (mag * mag).sum(axis=(rows, cols), keepdims=keepdims)
@@ -208,7 +220,7 @@ def matrix_norm(x, ord="fro", axis=(-2, -1), keepdims=False):
     rows, cols = _matrix_axes(axis, x.ndim)
     x = _real_float(x)
     if x.split is None or x.split not in (rows, cols):
-        fn = functools.partial(np.linalg.norm, ord=ord, axis=(rows, cols), keepdims=keepdims)
+        fn = functools.partial(_chunk_norm, "norm", ord=ord, axis=(rows, cols), keepdims=keepdims)
         return _local_blocks(x, fn, tuple(sorted((rows, cols))), keepdims, _norm_dtype(x))
     return _matrix_norm_over_split(x, ord, rows, cols, keepdims)
 

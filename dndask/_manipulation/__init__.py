@@ -20,6 +20,7 @@ What lives where:
 - ``_repeat``: ``repeat``, ``tile``.
 - ``_reorder``: ``flip``, ``roll``, ``rot90``.
 - ``_pad``: ``pad``.
+- ``_windows``: ``sliding_window_view`` (a copy; windows along the split take a halo).
 - ``_diag``: ``diag``, ``diagonal``, ``triu``, ``tril``.
 - ``_split``: ``split``, ``hsplit``, ``vsplit``, ``dsplit``.
 - ``_unfold``: ``unfold`` (Heat's sliding windows; a halo exchange along the split axis).
@@ -39,6 +40,7 @@ from ._repeat import repeat, tile
 from ._reshape import flatten, ravel, reshape
 from ._split import dsplit, hsplit, split, vsplit
 from ._unfold import unfold
+from ._windows import sliding_window_view
 
 __all__ = [
     "broadcast_arrays",
@@ -64,6 +66,7 @@ __all__ = [
     "roll",
     "rot90",
     "row_stack",
+    "sliding_window_view",
     "split",
     "squeeze",
     "stack",

@@ -7,7 +7,11 @@
    now the result's counts are known, so the rest is an ordinary lazy graph.
 4. The exchange: one slice task per (source, destination) pair, pinned to the
    source rank so that only the slice travels (``P²`` pieces, built like a
-   resplit's), and one merge task per destination rank, pinned there.
+   resplit's); above ``$DNDASK_P2P_THRESHOLD`` pieces (64 ranks), the same
+   pieces in two hops through ``sqrt(P)`` groups of ranks (``O(P^1.5)`` tasks).
+   Each destination writes its inputs into its preallocated result in a few
+   pinned steps (its own piece first, then a quarter of the rest at a time, so
+   that only that much is in flight) and sorts it in place.
 
 Only the samples and the cuts pass through the driver.
 """
@@ -22,12 +26,15 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _dndarray
-from .._compat import SliceTask, TaskRef, new_array
+from .. import _distribution, _dndarray
+from .._compat import List, SliceTask, Task, TaskRef, new_array
 from .._graph import block_index, meta_of
 from . import _plan, _tasks
 
 __all__ = [
+    "METHODS",
+    "check_method",
+    "choose_method",
     "chunk_offsets",
     "exchange",
     "exchange_graph",
@@ -90,42 +97,171 @@ def submit(comm, fn, futures, per_rank_args) -> list:
     return client.gather(calls)
 
 
-def exchange_graph(x: da.Array, plans, counts, *, descending: bool, sort: bool, prefix: str):
+METHODS = (None, "tasks", "two-level")
+
+
+def check_method(method: object) -> None:
+    """Reject an exchange ``method`` that is not a str or None (TypeError) or unknown."""
+    if method is not None and not isinstance(method, str):
+        raise TypeError(f"`method` must be a str or None, got {type(method).__name__}")
+    if method not in METHODS:
+        raise ValueError(f"`method` must be None, 'tasks' or 'two-level', got {method!r}")
+
+
+def choose_method(method: str | None, ranks: int) -> str:
+    """``method``, or for None: ``"two-level"`` above the p2p threshold of pieces, as resplit_.
+
+    The all-to-all of ``P`` ranks is ``P²`` pieces, the count ``resplit_`` compares
+    with ``$DNDASK_P2P_THRESHOLD`` (default 4096: 64 ranks) to hand over to Dask's
+    p2p rechunk; above it the sort's exchange goes through groups of ranks.
+    """
+    check_method(method)
+    if method is not None:
+        return method
+    return "two-level" if ranks * ranks > _distribution.p2p_threshold() else "tasks"
+
+
+def _one_hop(x_name: str, plans, piece_name: str, dsk: dict, hints: dict):
+    """Slices of the runs, one per (source, destination): each destination's inputs."""
+    inputs = []
+    for d, pieces in enumerate(plans):
+        mine, offset = [], 0
+        for j, p in enumerate(pieces):
+            key = (piece_name, d, j)
+            run = TaskRef((x_name, p.src))
+            dsk[key] = SliceTask(key, operator.getitem, run, slice(p.start, p.stop))
+            hints[key] = p.src
+            mine.append((key, p.src, ((0, p.stop - p.start, offset),)))
+            offset += p.stop - p.start
+        inputs.append(mine)
+    return inputs
+
+
+def _two_hops(x_name: str, plan: _plan.TwoLevel, name: str, dsk: dict, hints: dict):
+    """The bundles, collects and forwards of a :class:`._plan.TwoLevel`; the inputs."""
+    for i, (src, ranges) in enumerate(plan.bundles):
+        key = (f"{name}-bundle", i)
+        run = TaskRef((x_name, src))
+        if len(ranges) == 1:
+            dsk[key] = SliceTask(key, operator.getitem, run, slice(*ranges[0]))
+        else:
+            parts = tuple((0, lo, hi) for lo, hi in ranges)
+            dsk[key] = Task(key, _tasks.join, List(run), parts)
+        hints[key] = src
+    for c, (rank, bundles) in enumerate(plan.collects):
+        key = (f"{name}-collect", c)
+        refs = List(*(TaskRef((f"{name}-bundle", i)) for i in bundles))
+        dsk[key] = Task(key, _tasks.collect, refs)
+        hints[key] = rank
+    for f, (rank, c, parts) in enumerate(plan.forwards):
+        key = (f"{name}-forward", f)
+        dsk[key] = Task(key, _tasks.views, TaskRef((f"{name}-collect", c)), parts)
+        hints[key] = rank
+    return [
+        [((f"{name}-forward", f), plan.forwards[f][0], segments) for f, segments in mine]
+        for mine in plan.inputs
+    ]
+
+
+def _plan_array(plans) -> np.ndarray:
+    """The pieces of every destination as one int64 array (quicker to tokenize than tuples)."""
+    rows = [(d, *p) for d, pieces in enumerate(plans) for p in pieces]
+    return np.array(rows, dtype=np.int64).reshape(-1, 4)
+
+
+def exchange_graph(
+    x: da.Array,
+    plans,
+    counts,
+    *,
+    descending: bool,
+    sort: bool,
+    prefix: str,
+    method: str = "tasks",
+    token: str | None = None,
+):
     """The all-to-all as a Dask array: destination ``d`` joins the pieces ``plans[d]`` of ``x``.
 
     ``x`` is 1-D with one chunk per rank (the runs); ``plans[d]`` lists
-    :class:`._plan.Piece`. Each piece is a slice task to run on its source
-    rank, joined (and, if ``sort``, merged in order) by a task of rank ``d``.
-    Returns the array and the rank of every slice task.
+    :class:`._plan.Piece`. ``method="tasks"``: each piece is a slice task run
+    on its source rank (``P²`` of them); ``"two-level"``: the pieces travel in
+    two hops through groups of ranks (:func:`._plan.plan_two_level`,
+    ``O(P^1.5)`` tasks, the data move twice; ``plans`` may be that
+    :class:`._plan.TwoLevel` already, with ``token`` naming it). Either way
+    destination ``d`` writes its inputs into its preallocated result in a few
+    steps (its own first, see :func:`._plan.fill_steps`), then (if ``sort``)
+    sorts it in place. Returns the array and the rank of every task.
     """
-    name = f"{prefix}-{tokenize(x.name, plans, descending, sort)}"
-    piece_name = f"{name}-piece"
+    check_method(method)
+    if token is None:
+        token = tokenize(_plan_array(plans))
+    name = f"{prefix}-{tokenize(x.name, token, descending, sort, method)}"
     dsk: dict = {}
     hints: dict = {}
-    for d, pieces in enumerate(plans):
-        keys = []
-        for j, p in enumerate(pieces):
-            key = (piece_name, d, j)
-            src = TaskRef((x.name, p.src))
-            dsk[key] = SliceTask(key, operator.getitem, src, slice(p.start, p.stop))
-            hints[key] = p.src
-            keys.append(key)
-        dsk[(name, d)] = (_tasks.merge, keys, descending, sort, x.dtype)
+    if method == "two-level":
+        if not isinstance(plans, _plan.TwoLevel):
+            plans = _plan.plan_two_level(plans, len(plans))
+        inputs = _two_hops(x.name, plans, name, dsk, hints)
+    else:
+        inputs = _one_hop(x.name, plans, f"{name}-piece", dsk, hints)
+    ranks = len(inputs)
+    for d, mine in enumerate(inputs):
+        lengths = [sum(hi - lo for lo, hi, _ in segs) for _, _, segs in mine]
+        steps = _plan.fill_steps([src for _, src, _ in mine], lengths, d, ranks)
+        previous = None
+        for s, step in enumerate(steps or [[]]):
+            last = s == max(len(steps), 1) - 1
+            key = (name, d) if last else (f"{name}-fill", d, s)
+            dsk[key] = Task(
+                key,
+                _tasks.fill,
+                None if previous is None else TaskRef(previous),
+                int(counts[d]),
+                x.dtype,
+                List(*(TaskRef(mine[i][0]) for i in step)),
+                tuple(mine[i][2] for i in step),
+                (descending, sort) if last else None,
+            )
+            if not last:
+                hints[key] = d
+            previous = key
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
     return new_array(graph, name, (tuple(counts),), meta_of(x.dtype, 1)), hints
 
 
-def exchange(runs: _dndarray.DNDarray, plans, counts, *, descending: bool, sort: bool, prefix: str):
-    """:func:`exchange_graph` of the runs as a split-0 DNDarray, slices pinned to their sources."""
+def exchange(
+    runs: _dndarray.DNDarray,
+    plans,
+    counts,
+    *,
+    descending: bool,
+    sort: bool,
+    prefix: str,
+    method: str | None = None,
+    token: str | None = None,
+):
+    """:func:`exchange_graph` of the runs as a split-0 DNDarray, every task pinned to its rank.
+
+    ``method`` None picks by :func:`choose_method`.
+    """
     y, hints = exchange_graph(
-        runs.to_dask(), plans, counts, descending=descending, sort=sort, prefix=prefix
+        runs.to_dask(),
+        plans,
+        counts,
+        descending=descending,
+        sort=sort,
+        prefix=prefix,
+        method=choose_method(method, runs.comm.size),
+        token=token,
     )
     out = _dndarray.from_dask(y, 0, runs.comm, parents=(runs,))
     out._task_ranks.update(hints)
     return out
 
 
-def flat_sort(a: _dndarray.DNDarray, *, with_keys: bool, descending: bool) -> _dndarray.DNDarray:
+def flat_sort(
+    a: _dndarray.DNDarray, *, with_keys: bool, descending: bool, method: str | None = None
+) -> _dndarray.DNDarray:
     """Every element of the split array ``a`` (flattened) sorted over all ranks: a sample sort.
 
     A 1-D split-0 result whose counts follow the data (each rank keeps what
@@ -142,7 +278,13 @@ def flat_sort(a: _dndarray.DNDarray, *, with_keys: bool, descending: bool) -> _d
         cuts[:, 1:] = np.asarray(counts)[:, None]
         plans, result_counts = _plan.plan_exchange(cuts, descending)
         return exchange(
-            runs, plans, result_counts, descending=descending, sort=False, prefix="sort"
+            runs,
+            plans,
+            result_counts,
+            descending=descending,
+            sort=False,
+            prefix="sort",
+            method=method,
         )
     futures = run_futures(runs)
     replies = submit(comm, _tasks.samples_of, futures, [(d, comm.size) for d in displs])
@@ -150,9 +292,25 @@ def flat_sort(a: _dndarray.DNDarray, *, with_keys: bool, descending: bool) -> _d
     keys = np.concatenate([k for _, k, _ in replies])
     weights = np.concatenate([np.full(v.size, w) for v, _, w in replies])
     split_values, split_keys = _plan.choose_splitters(values, keys, weights, comm.size)
-    cuts = submit(comm, _tasks.cuts_of, futures, [(d, split_values, split_keys) for d in displs])
-    plans, result_counts = _plan.plan_exchange(np.stack(cuts), descending)
-    return exchange(runs, plans, result_counts, descending=descending, sort=True, prefix="sort")
+    cuts = np.stack(
+        submit(comm, _tasks.cuts_of, futures, [(d, split_values, split_keys) for d in displs])
+    )
+    method = choose_method(method, comm.size)
+    if method == "two-level":  # planned from the cuts with numpy, no P² pieces
+        plans, result_counts = _plan.plan_two_level_cuts(cuts, descending)
+        token = tokenize(cuts, descending)
+    else:
+        (plans, result_counts), token = _plan.plan_exchange(cuts, descending), None
+    return exchange(
+        runs,
+        plans,
+        result_counts,
+        descending=descending,
+        sort=True,
+        prefix="sort",
+        method=method,
+        token=token,
+    )
 
 
 def field(runs: _dndarray.DNDarray, name: str, dtype, negate: bool = False) -> _dndarray.DNDarray:

@@ -13,11 +13,15 @@ which ``np.sort``, ``np.lexsort`` and ``np.searchsorted`` all follow).
   weighted by the number of values each sample stands for (skew-proof).
 - :func:`cut_positions`: where a rank's sorted run is cut by the splitters.
 - :func:`plan_exchange`: the ``P x P`` pieces and the result's counts.
-- :func:`exchange_pieces`: the number of pieces (graph size) at ``P`` ranks.
+- :func:`fill_steps`: the order and grouping in which a destination writes its inputs.
+- :func:`plan_two_level`: the same exchange through ``sqrt(P)`` groups of ranks
+  (:func:`plan_two_level_cuts`: a sort's, straight from the cuts, with numpy).
+- :func:`exchange_pieces`: the number of tasks (graph size) at ``P`` ranks.
 """
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -25,16 +29,27 @@ import numpy as np
 # Regular samples each rank sends per destination rank (oversampling).
 OVERSAMPLE = 4
 
+# A destination writes what it receives into its output in at most this many steps
+# (after its own piece): each step is a task, and only one step's inputs are
+# fetched at a time, so about 1/FILL_STEPS of the result is in flight at once.
+FILL_STEPS = 4
+
 __all__ = [
+    "FILL_STEPS",
     "OVERSAMPLE",
     "Boundaries",
     "Piece",
+    "TwoLevel",
     "bucket_of",
     "choose_splitters",
     "cut_positions",
     "exchange_pieces",
+    "fill_steps",
+    "group_size",
     "plan_exchange",
     "plan_ordered_exchange",
+    "plan_two_level",
+    "plan_two_level_cuts",
     "plan_unique",
     "sample_positions",
 ]
@@ -156,13 +171,248 @@ def plan_exchange(cuts: np.ndarray, descending: bool = False):
     return plans, tuple(counts)
 
 
-def exchange_pieces(ranks: int) -> int:
-    """Tasks of a sample sort's graph at ``ranks`` ranks: sort, sample, cut, P² slices, merge.
+def exchange_pieces(ranks: int, method: str = "tasks") -> int:
+    """Tasks of a sample sort's graph at ``ranks`` ranks when every piece is non-empty.
 
-    >>> exchange_pieces(4)
-    28
+    A local sort, a sample and a cut task per rank, then the exchange:
+    ``"tasks"``: ``P²`` slices and each destination's fill steps (its own
+    piece, then the others in up to :data:`FILL_STEPS` steps);
+    ``"two-level"``: see :func:`plan_two_level` (``O(P^1.5)``).
+
+    >>> exchange_pieces(4), exchange_pieces(4, "two-level")
+    (44, 40)
     """
-    return 3 * ranks + ranks * ranks
+    p = int(ranks)
+    fills = p * (1 + min(p - 1, FILL_STEPS))
+    if method == "tasks":
+        return 3 * p + p * p + fills
+    g = group_size(p)
+    sizes = [min(g, p - a) for a in range(0, p, g)]
+    groups = len(sizes)
+    fills = 0
+    for d in range(p):
+        srcs = [a * g + (d // g) % size for a, size in enumerate(sizes)]
+        fills += len(fill_steps(srcs, [1] * groups, d, p))
+    # bundles (source x destination group), collects (source group x destination
+    # group), forwards (source group x destination), each destination's fill steps
+    return 3 * p + p * groups + groups * groups + groups * p + fills
+
+
+def fill_steps(srcs, lengths, dst: int, ranks: int, steps: int = FILL_STEPS) -> list[list[int]]:
+    """The order in which destination ``dst`` writes its inputs: lists of input indices.
+
+    ``srcs[i]`` is the rank input ``i`` lives on, ``lengths[i]`` its length.
+    Inputs on ``dst`` itself come first, alone (no transfer); the others follow
+    in ring order from ``dst + 1`` (so that the destinations do not all fetch
+    from rank 0 first), cut into at most ``steps`` groups of about equal length.
+    Empty inputs are left out.
+
+    >>> fill_steps([0, 1, 2, 3], [5, 5, 5, 5], 2, 4, steps=2)
+    [[2], [3, 0], [1]]
+    """
+    local = [i for i, s in enumerate(srcs) if s == dst and lengths[i]]
+    others = sorted(
+        (i for i, s in enumerate(srcs) if s != dst and lengths[i]),
+        key=lambda i: ((srcs[i] - dst) % max(ranks, 1), i),
+    )
+    out = [local] if local else []
+    if not others:
+        return out
+    groups = max(1, min(int(steps), len(others)))
+    total = sum(int(lengths[i]) for i in others)
+    closed, done, current = 0, 0, []
+    for i in others:
+        # start the next group before an input whose middle is past this group's share
+        boundary = total * (closed + 1) / groups
+        if current and closed < groups - 1 and done + int(lengths[i]) / 2 > boundary:
+            out.append(current)
+            closed, current = closed + 1, []
+        current.append(i)
+        done += int(lengths[i])
+    if current:
+        out.append(current)
+    return out
+
+
+def group_size(ranks: int) -> int:
+    """Ranks per group of the two-level exchange: ``ceil(sqrt(P))``.
+
+    >>> group_size(64), group_size(65), group_size(1)
+    (8, 9, 1)
+    """
+    return max(1, math.isqrt(max(int(ranks) - 1, 0)) + 1) if ranks > 1 else 1
+
+
+class TwoLevel(NamedTuple):
+    """The exchange of :func:`plan_exchange`'s pieces in two hops through groups of ranks.
+
+    Ranks form groups of :func:`group_size` consecutive ranks; destination
+    group ``b`` is the destinations ``b * g .. b * g + g - 1``. Every hop stays
+    inside a group or goes to one rank of another, so the graph has
+    ``O(P^1.5)`` tasks, and the data move twice.
+
+    - ``bundles``: ``(src, ranges)``: what rank ``src`` sends for one destination
+      group, the rows ``ranges`` (``(start, stop)`` pairs) of its run, joined.
+    - ``collects``: ``(rank, bundle indices)``: the bundles of one source group
+      for one destination group, gathered on one rank of the source group.
+    - ``forwards``: ``(rank, collect index, parts)``: what that rank sends to one
+      destination: ``parts`` are ``(position in the collect, start, stop)``
+      within the bundles (sent as a list of views, read as joined).
+    - ``inputs[d]``: ``(forward index, segments)``: destination ``d`` writes
+      rows ``[lo, hi)`` of the forward at ``offset`` of its result, for every
+      ``(lo, hi, offset)`` of ``segments``.
+    """
+
+    bundles: tuple
+    collects: tuple
+    forwards: tuple
+    inputs: tuple
+
+
+def plan_two_level(plans, ranks: int) -> TwoLevel:
+    """The pieces ``plans[d]`` (lists of :class:`Piece`) sent in two hops (:class:`TwoLevel`).
+
+    Source ``r`` (group ``a``) sends each destination group ``b`` one bundle,
+    to rank ``a * g + b % size_a`` of its own group; that rank joins each
+    destination's parts of its group's bundles and sends them on. Destination
+    ``d``'s result is the same as the one-hop exchange's, row for row.
+
+    >>> t = plan_two_level([[Piece(0, 0, 2)], [Piece(0, 2, 3), Piece(1, 0, 1)]], 2)
+    >>> t.bundles, t.collects
+    (((0, ((0, 3),)), (1, ((0, 1),))), ((0, (0, 1)),))
+    >>> t.forwards[1], t.inputs[1]
+    ((0, 0, ((0, 2, 3), (1, 0, 1))), ((1, ((0, 1, 0), (1, 2, 1))),))
+    """
+    ranks = int(ranks)
+    g = group_size(ranks)
+
+    def members(a):
+        return range(a * g, min((a + 1) * g, ranks))
+
+    # the pieces of every (source, destination group), by start in the run
+    by_bundle: dict = {}
+    for d, pieces in enumerate(plans):
+        for j, p in enumerate(pieces):
+            if p.stop > p.start:
+                by_bundle.setdefault((p.src, d // g), []).append((p.start, p.stop, d, j))
+    bundles, where = [], {}  # where[(d, j)] = (bundle index, row in the bundle)
+    bundle_of = {}
+    for (src, b), items in sorted(by_bundle.items()):
+        items.sort()
+        ranges: list[list[int]] = []
+        row = 0
+        for start, stop, d, j in items:
+            if ranges and ranges[-1][1] == start:
+                ranges[-1][1] = stop
+            else:
+                ranges.append([start, stop])
+            where[(d, j)] = row
+            row += stop - start
+        bundle_of[(src, b)] = len(bundles)
+        bundles.append((src, tuple((lo, hi) for lo, hi in ranges)))
+    collects, collect_of = [], {}
+    groups = -(-ranks // g)
+    for a in range(groups):
+        size = len(members(a))
+        for b in range(groups):
+            keys = [bundle_of[(r, b)] for r in members(a) if (r, b) in bundle_of]
+            if keys:
+                collect_of[(a, b)] = len(collects)
+                collects.append((a * g + b % size, tuple(keys)))
+    forwards: list = []
+    inputs: list = []
+    for d, pieces in enumerate(plans):
+        b = d // g
+        offsets = np.concatenate([[0], np.cumsum([p.stop - p.start for p in pieces])])
+        by_group: dict = {}
+        for j, p in enumerate(pieces):
+            if p.stop > p.start:
+                by_group.setdefault(p.src // g, []).append(j)
+        mine = []
+        for a, js in sorted(by_group.items()):
+            c = collect_of[(a, b)]
+            rank, keys = collects[c]
+            position = {k: i for i, k in enumerate(keys)}
+            parts, segments, row = [], [], 0
+            for j in js:
+                p = pieces[j]
+                pos = position[bundle_of[(p.src, b)]]
+                start = where[(d, j)]
+                parts.append((pos, start, start + p.stop - p.start))
+                segments.append((row, row + p.stop - p.start, int(offsets[j])))
+                row += p.stop - p.start
+            mine.append((len(forwards), tuple(segments)))
+            forwards.append((rank, c, tuple(parts)))
+        inputs.append(tuple(mine))
+    return TwoLevel(tuple(bundles), tuple(collects), tuple(forwards), tuple(inputs))
+
+
+def plan_two_level_cuts(cuts: np.ndarray, descending: bool = False) -> tuple[TwoLevel, tuple]:
+    """:func:`plan_two_level` of :func:`plan_exchange`'s pieces, from the cuts, with numpy.
+
+    The same plan (a forward's ``parts`` as an int64 array), without the
+    ``P²`` :class:`Piece` objects: every destination group's rows of a run are
+    one range (the blocks of a group are neighbours), and every source group's
+    pieces for one destination are one range of its result. Also the counts.
+
+    >>> t, counts = plan_two_level_cuts(np.array([[0, 2, 3], [0, 0, 1]]))
+    >>> t.bundles, counts, t.forwards[1][2].tolist(), t.inputs[1]
+    (((0, ((0, 3),)), (1, ((0, 1),))), (2, 2), [[0, 2, 3], [1, 0, 1]], ((1, ((0, 2, 0),)),))
+    """
+    cuts = np.asarray(cuts, dtype=np.int64)
+    ranks = cuts.shape[0]
+    g = group_size(ranks)
+    groups = -(-ranks // g)
+    block = np.arange(ranks)
+    if descending:
+        block = ranks - 1 - block
+    lo, hi = cuts[:, block], cuts[:, block + 1]  # piece (source, destination)
+    length = hi - lo
+    starts = np.arange(0, ranks, g)
+    bundle_lo = np.minimum.reduceat(lo, starts, axis=1)  # (source, destination group)
+    bundle_hi = np.maximum.reduceat(hi, starts, axis=1)
+    full = bundle_hi > bundle_lo
+    index = np.full(full.shape, -1, dtype=np.int64)
+    index[full] = np.arange(int(full.sum()))
+    rs, bs = np.nonzero(full)
+    bundles = tuple(
+        (r, ((int(bundle_lo[r, b]), int(bundle_hi[r, b])),))
+        for r, b in zip(rs.tolist(), bs.tolist(), strict=True)
+    )
+    # a bundle's position among the bundles its collect gathers
+    position = np.zeros_like(index)
+    collects, collect_of = [], np.full((groups, groups), -1, dtype=np.int64)
+    for a in range(groups):
+        rows = slice(a * g, min((a + 1) * g, ranks))
+        size = rows.stop - rows.start
+        position[rows] = np.cumsum(full[rows], axis=0) - 1
+        for b in range(groups):
+            keys = index[rows, b][full[rows, b]]
+            if keys.size:
+                collect_of[a, b] = len(collects)
+                collects.append((a * g + b % size, tuple(keys.tolist())))
+    dest_group = np.arange(ranks) // g
+    start = lo - bundle_lo[:, dest_group]
+    before = np.concatenate([np.zeros((1, ranks), np.int64), np.cumsum(length, axis=0)])
+    forwards: list = []
+    inputs: list = []
+    for d in range(ranks):
+        b = int(dest_group[d])
+        mine = []
+        for a in range(groups):
+            r0, r1 = a * g, min((a + 1) * g, ranks)
+            rows = np.nonzero(length[r0:r1, d])[0] + r0
+            if not rows.size:
+                continue
+            parts = np.stack(
+                [position[rows, b], start[rows, d], start[rows, d] + length[rows, d]], 1
+            )
+            total = int(before[r1, d] - before[r0, d])
+            mine.append((len(forwards), ((0, total, int(before[r0, d])),)))
+            forwards.append((collects[int(collect_of[a, b])][0], int(collect_of[a, b]), parts))
+        inputs.append(tuple(mine))
+    plan = TwoLevel(bundles, tuple(collects), tuple(forwards), tuple(inputs))
+    return plan, tuple(int(c) for c in length.sum(axis=0))
 
 
 def plan_ordered_exchange(sizes: np.ndarray, dst_counts) -> list[list[Piece]]:

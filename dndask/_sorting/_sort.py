@@ -64,7 +64,7 @@ def _finish(result: _dndarray.DNDarray, balanced: bool) -> _dndarray.DNDarray:
     return result.balance_() if balanced and result.split is not None else result
 
 
-def sort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=False):
+def sort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=False, method=None):
     """The values of ``a`` sorted along ``axis``, as :func:`numpy.sort`.
 
     NaNs sort last (first when ``descending``, as in Heat, whose descending
@@ -95,6 +95,12 @@ def sort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=False
         numpy's ``stable``.
     balanced : bool, optional
         Rebalance a result whose counts follow the data.
+    method : {None, "tasks", "two-level"}, optional
+        The sample sort's exchange: ``"tasks"``, one slice task per pair of
+        ranks (``P²``); ``"two-level"``, two hops through ``sqrt(P)`` groups of
+        ranks (``O(P^1.5)`` tasks, the data move twice); None picks
+        ``"two-level"`` above ``$DNDASK_P2P_THRESHOLD`` pieces (64 ranks), as
+        ``resplit_`` picks Dask's p2p rechunk.
 
     Returns
     -------
@@ -114,14 +120,17 @@ def sort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=False
     descending = _checks.check_bool(descending, "descending")
     is_stable = _checks.check_kind(kind, stable)
     balanced = _checks.check_bool(balanced, "balanced")
+    _exchange.check_method(method)
     numpy_kind = "stable" if is_stable else kind
     if axis is None and a.split is None:
         return _flat_local(a, lambda v: _sort_lanes(v, 0, descending, numpy_kind), a.dtype)
     if axis is None or (a.ndim == 1 and a.split == axis and a.comm.size > 1):
         if a.device != "cpu":
-            return _through_host(sort, a, axis, descending, kind, stable=stable, balanced=balanced)
+            return _through_host(
+                sort, a, axis, descending, kind, stable=stable, balanced=balanced, method=method
+            )
         with_keys = is_stable and a.dtype.kind == "f"
-        out = _exchange.flat_sort(a, with_keys=with_keys, descending=descending)
+        out = _exchange.flat_sort(a, with_keys=with_keys, descending=descending, method=method)
         if with_keys:
             out = _exchange.field(out, _tasks.RECORD_VALUE, a.dtype)
         return _finish(out, balanced)
@@ -129,7 +138,7 @@ def sort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=False
     return _finish(out, balanced)
 
 
-def argsort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=False):
+def argsort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=False, method=None):
     """Indices that sort ``a`` along ``axis`` (global int64), as :func:`numpy.argsort`.
 
     The order is always stable (ties keep their index order, even descending),
@@ -150,6 +159,8 @@ def argsort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=Fa
         numpy's arguments (checked; the order is stable anyway).
     balanced : bool, optional
         Rebalance a result whose counts follow the data.
+    method : {None, "tasks", "two-level"}, optional
+        The sample sort's exchange, as in :func:`sort`.
 
     Returns
     -------
@@ -167,14 +178,15 @@ def argsort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=Fa
     descending = _checks.check_bool(descending, "descending")
     _checks.check_kind(kind, stable)
     balanced = _checks.check_bool(balanced, "balanced")
+    _exchange.check_method(method)
     if axis is None and a.split is None:
         return _flat_local(a, lambda v: _tasks.lane_order(v, 0, descending), np.dtype(np.int64))
     if axis is None or (a.ndim == 1 and a.split == axis and a.comm.size > 1):
         if a.device != "cpu":
             return _through_host(
-                argsort, a, axis, descending, kind, stable=stable, balanced=balanced
+                argsort, a, axis, descending, kind, stable=stable, balanced=balanced, method=method
             )
-        out = _exchange.flat_sort(a, with_keys=True, descending=descending)
+        out = _exchange.flat_sort(a, with_keys=True, descending=descending, method=method)
         return _finish(
             _exchange.field(out, _tasks.RECORD_KEY, np.int64, negate=descending), balanced
         )

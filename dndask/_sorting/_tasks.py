@@ -10,19 +10,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from . import _plan
 
 __all__ = [
     "RECORD_KEY",
     "RECORD_VALUE",
+    "collect",
     "cuts_of",
     "field",
+    "fill",
     "global_flat_index",
+    "join",
     "lane_order",
     "local_run",
-    "merge",
     "records",
+    "reverse_in_place",
     "samples_of",
+    "sort_in_place",
+    "views",
     "values_of",
 ]
 
@@ -94,17 +100,110 @@ def cuts_of(run: np.ndarray, offset: int, split_values, split_keys) -> np.ndarra
     return _plan.cut_positions(values_of(run), _keys_of(run), offset, split_values, split_keys)
 
 
-def merge(pieces: list, descending: bool, sort: bool, dtype: np.dtype) -> np.ndarray:
-    """A destination rank's result: its pieces joined (and sorted, and reversed)."""
-    if not pieces:
-        return np.empty(0, dtype=dtype)
-    out = np.concatenate(pieces) if len(pieces) > 1 else np.array(pieces[0])
-    if sort:
-        if out.dtype.names:
-            out = out[np.lexsort((out[RECORD_KEY], out[RECORD_VALUE]))]
-        else:
-            out.sort()
-    return out[::-1].copy() if descending else out
+def join(parts: list, ranges) -> np.ndarray:
+    """The rows ``ranges`` (``(index, start, stop)`` triples) of the arrays ``parts``, joined.
+
+    One copy into a preallocated array (a bundle or a forward of the two-level exchange).
+    """
+    count = sum(stop - start for _, start, stop in ranges)
+    xp = _xp.namespace_of(parts[0])
+    out = xp.empty(count, dtype=parts[0].dtype)
+    row = 0
+    for i, start, stop in ranges:
+        out[row : row + stop - start] = parts[i][start:stop]
+        row += stop - start
+    return out
+
+
+def views(parts: list, ranges) -> list:
+    """The rows ``ranges`` (``(index, start, stop)`` triples) of the arrays ``parts``, as views.
+
+    A forward of the two-level exchange: sent as a list (each view travels
+    without a copy), written by the destination's :func:`fill` as if joined.
+    """
+    return [parts[i][start:stop] for i, start, stop in ranges]
+
+
+def _write(out, x, segments) -> None:
+    """``out[offset : offset + hi - lo] = x[lo:hi]`` for each segment; a list ``x`` as joined."""
+    if not isinstance(x, list):
+        for lo, hi, offset in segments:
+            out[offset : offset + hi - lo] = x[lo:hi]
+        return
+    starts = np.cumsum([0] + [len(v) for v in x])
+    for lo, hi, offset in segments:
+        j = int(np.searchsorted(starts, lo, side="right")) - 1
+        while lo < hi:
+            take = min(hi, int(starts[j + 1])) - lo
+            first = lo - int(starts[j])
+            out[offset : offset + take] = x[j][first : first + take]
+            lo, offset, j = lo + take, offset + take, j + 1
+
+
+def collect(parts: list) -> list:
+    """The bundles one rank gathers (they stay separate: each forward takes its rows)."""
+    return list(parts)
+
+
+def fill(out, count: int, dtype, inputs: list, segments, finish) -> np.ndarray:
+    """One step of a destination's result: write ``inputs`` into ``out`` (None: allocate it).
+
+    For input ``i`` (an array, or a list of arrays read as joined), every
+    ``(lo, hi, offset)`` of ``segments[i]`` writes its rows ``[lo, hi)`` at
+    ``offset``. ``out`` is the previous step's array (the only task that uses
+    it), written in place, so a destination holds its result and one step's
+    inputs, never a list of pieces and their concatenation at once.
+    ``finish = (descending, sort)`` on the last step: sort in place, then reverse
+    in place.
+    """
+    if out is None:
+        first = next((x[0] if isinstance(x, list) else x for x in inputs if len(x)), None)
+        xp = np if first is None else _xp.namespace_of(first)
+        out = xp.empty(count, dtype=dtype)
+    for x, segs in zip(inputs, segments, strict=True):
+        _write(out, x, segs)
+    if finish is not None:
+        descending, sort = finish
+        if sort:
+            sort_in_place(out)
+        if descending:
+            reverse_in_place(out)
+    return out
+
+
+def sort_in_place(out: np.ndarray) -> None:
+    """``out`` sorted in place: values by numpy's sort, records by ``(value, key)``.
+
+    Records are ordered by :func:`numpy.lexsort` and permuted one field at a time
+    (the order and one field's copy, not a second record array).
+    """
+    if not out.dtype.names:
+        out.sort()
+        return
+    order = np.lexsort((out[RECORD_KEY], out[RECORD_VALUE]))
+    for name in (RECORD_VALUE, RECORD_KEY):
+        out[name] = out[name][order]
+
+
+# Rows a block of :func:`reverse_in_place` swaps at once.
+REVERSE_BLOCK = 1 << 18
+
+
+def reverse_in_place(x: np.ndarray, block: int = REVERSE_BLOCK) -> None:
+    """Reverse the 1-D ``x`` in place, a block at a time (one block's copy at most).
+
+    >>> x = np.arange(7); reverse_in_place(x, block=2); x.tolist()
+    [6, 5, 4, 3, 2, 1, 0]
+    """
+    n = x.shape[0]
+    half = n // 2
+    i = 0
+    while i < half:
+        b = min(block, half - i)
+        front = x[i : i + b].copy()
+        x[i : i + b] = x[n - i - b : n - i][::-1]
+        x[n - i - b : n - i] = front[::-1]
+        i += b
 
 
 def lane_order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:

@@ -323,6 +323,24 @@ for _name in ("zeros", "ones", "empty", "full", "linspace", "eye"):
     _funcs[_name] = _factory(getattr(_core, _name), _name)
 
 
+def _complex_full(factory):
+    def full(*args, **kwargs):
+        fill = args[1] if len(args) > 1 else kwargs.get("fill_value")
+        if isinstance(fill, _builtins.complex):  # Heat: a complex fill value makes complex64
+            if len(args) > 2:
+                args = (*args[:2], types.complex64, *args[3:])
+            else:
+                kwargs["dtype"] = types.complex64
+        return factory(*args, **kwargs)
+
+    full.__name__ = full.__qualname__ = "full"
+    full.__doc__ = factory.__doc__ + " A complex ``fill_value`` gives complex64 (Heat's rule)."
+    return full
+
+
+_funcs["full"] = _complex_full(_funcs["full"])
+
+
 def arange(*args, dtype=None, split=None, device=None, comm=None) -> DNDarray:
     """Heat's ``arange``: int32 when every argument is an int (the core's default is int64).
 
@@ -641,7 +659,7 @@ _funcs["minimum"] = _extras.same_split_axes(_funcs["minimum"])
 _funcs["isclose"] = _closeness(_core.isclose, "isclose")
 _funcs["allclose"] = _closeness(_core.allclose, "allclose")
 _funcs["broadcast_shape"] = broadcast_shape
-for _name in ("vector_norm", "matrix_norm", "norm"):  # Heat's top-level names
+for _name in ("vector_norm", "matrix_norm", "norm", "cross", "dot", "outer", "projection"):
     _funcs[_name] = getattr(linalg, _name)
 _funcs["matmul"] = linalg.matmul
 _funcs["transpose"] = linalg.transpose

@@ -96,8 +96,25 @@ def rand(*d, dtype=types.float32, split=None, device=None, comm=None):
 def randn(*d, dtype=types.float32, split=None, device=None, comm=None):
     """Standard normal samples of shape ``d``; one Python float without ``d`` (Heat)."""
     _adapt.check_device(device)
-    out = _random.randn(*(d or (1,)), dtype=dtype, split=split, comm=comm)
+    complex_dtype = _complex_dtype(dtype)
+    if complex_dtype is None:
+        out = _random.randn(*(d or (1,)), dtype=dtype, split=split, comm=comm)
+    else:
+        # torch's complex normal: real and imaginary parts of variance 1/2 each
+        real = complex_dtype(0).real.dtype
+        parts = [_random.randn(*(d or (1,)), dtype=real, split=split, comm=comm) for _ in "ri"]
+        out = _elementwise.add(parts[0], _elementwise.multiply(parts[1], 1j))
+        out = _elementwise.multiply(out, 0.5**0.5)
     return out.item() if not d else _adapt.face(out)
+
+
+def _complex_dtype(dtype):
+    """numpy's complex64/complex128 for Heat's complex types, else None."""
+    try:
+        dt = np.dtype(_adapt._dtype_arg(dtype))
+    except TypeError:
+        return None
+    return dt.type if dt.kind == "c" else None
 
 
 def standard_normal(shape=None, dtype=types.float32, split=None, device=None, comm=None):
