@@ -22,6 +22,7 @@ from ._factories import (
     arange,
     array,
     balance,
+    collect,
     empty,
     empty_like,
     eye,
@@ -37,6 +38,7 @@ from ._factories import (
     zeros_like,
 )
 from ._grids import asarray, logspace, meshgrid, shape
+from ._halo import halos
 from ._handoff import LayoutWarning
 from ._io import (
     load,
@@ -82,6 +84,7 @@ from ._manipulation import (
     repeat,
     reshape,
     roll,
+    rot90,
     row_stack,
     split,
     squeeze,
@@ -91,6 +94,7 @@ from ._manipulation import (
     transpose,
     tril,
     triu,
+    unfold,
     vsplit,
     vstack,
 )
@@ -210,6 +214,7 @@ __all__ = [
     "bucketize",
     "ceil",
     "clip",
+    "collect",
     "column_stack",
     "complex128",
     "complex64",
@@ -263,6 +268,7 @@ __all__ = [
     "get_comm",
     "get_device",
     "gpu",
+    "halos",
     "greater",
     "greater_equal",
     "histc",
@@ -351,6 +357,7 @@ __all__ = [
     "right_shift",
     "rint",
     "roll",
+    "rot90",
     "round",
     "row_stack",
     "save",
@@ -392,6 +399,7 @@ __all__ = [
     "true_divide",
     "trunc",
     "uint8",
+    "unfold",
     "unique",
     "unique_all",
     "unique_counts",

@@ -463,6 +463,41 @@ def balance(arr: DNDarray, copy: bool = False) -> DNDarray:
     return arr.balance(copy=copy)
 
 
+def collect(arr: DNDarray, target_rank: int = 0) -> DNDarray:
+    """A copy of ``arr`` whose rows along ``split`` all sit on ``target_rank`` (Heat's ``collect``).
+
+    The other ranks hold empty chunks; ``arr`` itself is unchanged. A ``split=None``
+    array is returned as a copy (it already sits in one chunk). Heat-only (numpy
+    has no such function); the in-place form is ``arr.redistribute_(target_map=...)``.
+
+    Parameters
+    ----------
+    arr : DNDarray
+        The array to gather.
+    target_rank : int
+        The rank, in ``[0, arr.comm.size)``, that receives every row.
+
+    Examples
+    --------
+    >>> import dndask as ht
+    >>> a = ht.arange(6, split=0, comm=ht.get_comm().subcomm([0, 1, 2]))
+    >>> ht.collect(a, 2).lshape_map.tolist(), a.lshape_map.tolist()
+    ([[0], [0], [6]], [[2], [2], [2]])
+    """
+    _check_dndarray(arr, "arr")
+    if isinstance(target_rank, bool) or not isinstance(target_rank, numbers.Integral):
+        raise TypeError(f"`target_rank` must be an int, got {type(target_rank).__name__}")
+    if not 0 <= target_rank < arr.comm.size:
+        raise ValueError(f"`target_rank` must be in [0, {arr.comm.size}), got {target_rank}")
+    out = arr.copy()
+    if arr.split is None:
+        return out
+    target = np.tile(np.asarray(arr.shape, dtype=np.int64), (arr.comm.size, 1))
+    target[:, arr.split] = 0
+    target[int(target_rank), arr.split] = arr.shape[arr.split]
+    return out.redistribute_(target_map=target)
+
+
 def _check_dndarray(value, name: str) -> None:
     if not isinstance(value, DNDarray):
         raise TypeError(f"`{name}` must be a DNDarray, got {type(value).__name__}")

@@ -19,7 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import (
+    _compute,
     _elementwise,
+    _graph,
+    _halo,
     _indexing,
     _linalg,
     _manipulation,
@@ -27,6 +30,7 @@ from . import (
     _protocols,
     _reductions,
     _sorting,
+    _torch,
     _xarray,
     array_api,
 )
@@ -52,6 +56,105 @@ class _Methods:
         [0, 10, 20, 31, 41, 51]
         """
         return _per_rank.map_local(self, fn)
+
+    # ------------------------------------------------------------------ halos
+    def get_halo(self, halo_size: int, prev: bool = True, next: bool = True) -> None:
+        """Exchange ``halo_size`` edge rows with the neighbouring ranks (Heat's ``get_halo``).
+
+        Each populated rank receives the last rows of the previous populated rank and
+        the first rows of the next one along ``split`` (see :func:`dndask.halos`); a
+        ``split=None`` array has no neighbours. The results are kept on the array:
+        :attr:`halo_prev`, :attr:`halo_next` and :attr:`array_with_halos` are rank 0's
+        (``comm.rank`` in the driver), ``halo_arrays`` every rank's as DNDarrays.
+
+        >>> import dndask as ht
+        >>> a = ht.arange(6, split=0, comm=ht.get_comm().subcomm([0, 1, 2]))
+        >>> a.get_halo(1)
+        >>> a.halo_prev is None, a.halo_next.tolist(), a.array_with_halos.tolist()
+        (True, [2], [0, 1, 2])
+        """
+        _halo.check_arguments(halo_size, prev, next)
+        if self.split is None:
+            self.__dict__["halo_arrays"] = None
+            return
+        self.__dict__["halo_arrays"] = _halo.halos(self, halo_size, prev, next)
+
+    def _halo_part(self, part: int):
+        arrays = self.__dict__.get("halo_arrays")
+        if arrays is None:
+            return None
+        if part < 2 and not arrays[part].lshape[arrays[part].split]:
+            return None
+        return arrays[part].larray
+
+    @property
+    def halo_prev(self):
+        """Rank 0's halo from the previous rank after :meth:`get_halo` (a tensor), or None."""
+        return self._halo_part(0)
+
+    @property
+    def halo_next(self):
+        """Rank 0's halo from the next rank after :meth:`get_halo` (a tensor), or None."""
+        return self._halo_part(1)
+
+    @property
+    def array_with_halos(self):
+        """Rank 0's chunk joined with its halos along ``split`` (``larray`` without halos)."""
+        return self._halo_part(2) if self.__dict__.get("halo_arrays") else self.larray
+
+    # ------------------------------------------------------- partition protocol
+    @property
+    def __partitioned__(self) -> dict:
+        """The array's partitions in the ``__partitioned__`` protocol (Heat's layout).
+
+        One partition per rank (one for ``split=None``), keyed by its block index, with
+        its global ``start``, ``shape``, ``location`` (``[rank]``), dtype and device.
+        ``data`` is the chunk as a lazy Dask array (nothing is computed); ``get(data)``
+        fetches it as a torch tensor. ``locals`` is rank 0's partition (the driver's
+        ``comm.rank``). The dict is kept as ``__partitions_dict__`` until the array
+        changes.
+
+        >>> import dndask as ht
+        >>> p = ht.zeros((4, 2), split=0, comm=ht.get_comm().subcomm([0, 1])).__partitioned__
+        >>> second = p["partitions"][(1, 0)]
+        >>> p["partition_tiling"], second["start"], second["shape"], p["get"](second["data"]).shape
+        ((2, 1), (2, 0), (2, 2), torch.Size([2, 2]))
+        """
+        x = self.to_dask()
+        client = self.comm.client
+        size = 1 if self.split is None else self.comm.size
+        tiling = tuple(size if ax == self.split else 1 for ax in range(self.ndim))
+        counts, displs = ((0,), (0,)) if self.split is None else self.counts_displs()
+        partitions = {}
+        for r in range(size):
+            index = _graph.block_index(self.split, self.ndim, r)
+            partitions[index] = {
+                "start": tuple(displs[r] if ax == self.split else 0 for ax in range(self.ndim)),
+                "shape": tuple(
+                    counts[r] if ax == self.split else n for ax, n in enumerate(self.shape)
+                ),
+                "data": x.blocks[index] if self.ndim else x,
+                "location": [r],
+                "dtype": x.dtype,
+                "device": str(self.device),
+            }
+        parted = {
+            "shape": self.shape,
+            "partition_tiling": tiling,
+            "partitions": partitions,
+            "locals": [(0,) * self.ndim],
+            "get": lambda block: _torch.to_torch(_compute.compute(block, client, {})),
+        }
+        self.__dict__["_partitioned"] = (x.name, self.split, parted)
+        return parted
+
+    @property
+    def __partitions_dict__(self) -> dict | None:
+        """The last :attr:`__partitioned__` dict, or None once the array has changed since."""
+        cached = self.__dict__.get("_partitioned")
+        if cached is None or cached[:2] != (self.to_dask().name, self.split):
+            return None
+        return cached[2]
 
     # ------------------------------------------------------------ conversions
     def to_xarray(self, dims=None, coords=None, name=None, attrs=None, device=None):

@@ -140,6 +140,7 @@ TABLE: dict[Callable, Callable] = {
     np.repeat: _manipulation.repeat,
     np.reshape: _manipulation.reshape,
     np.roll: _manipulation.roll,
+    np.rot90: _manipulation.rot90,
     np.lib.stride_tricks.sliding_window_view: _manipulation.sliding_window_view,
     np.squeeze: _manipulation.squeeze,
     np.stack: _manipulation.stack,

@@ -1266,6 +1266,229 @@ CATALOGUE: dict[str, Bad] = {
         ValueError,
         r"`dims` must name 2 dimensions, got 1",
     ),
+    # ---- rot90, collect, halos (core)
+    "rot90-one-axis": Bad(
+        lambda e: ht.rot90(e.a, 1, (0,)), ValueError, r"`axes` must be two axes, got \(0,\)"
+    ),
+    "rot90-same-axis": Bad(
+        lambda e: ht.rot90(e.a, 1, (0, -2)), ValueError, r"`axes` must be two different axes"
+    ),
+    "rot90-axis-out-of-range": Bad(
+        lambda e: ht.rot90(e.a, 1, (0, 2)), ValueError, r"`axes` must be in \[-2, 2\)"
+    ),
+    "rot90-float-k": Bad(lambda e: ht.rot90(e.a, 1.0), TypeError, r"`k` must be an int, got float"),
+    "collect-float-rank": Bad(
+        lambda e: ht.collect(e.a, 1.0), TypeError, r"`target_rank` must be an int, got float"
+    ),
+    "collect-rank-out-of-range": Bad(
+        lambda e: ht.collect(e.a, 3), ValueError, r"`target_rank` must be in \[0, 3\), got 3"
+    ),
+    "halos-string-size": Bad(
+        lambda e: ht.halos(e.a, "1"), TypeError, r"`halo_size` must be an int, got str"
+    ),
+    "halos-negative-size": Bad(
+        lambda e: e.a.get_halo(-1), ValueError, r"`halo_size` must be non-negative, got -1"
+    ),
+    "halos-above-a-count": Bad(
+        lambda e: ht.halos(e.u, 4),
+        ValueError,
+        r"`halo_size` 4 must be at most every populated rank's count along `split`, got 3 on rank 3",
+        ("u",),
+    ),
+    "halos-split-none": Bad(
+        lambda e: ht.halos(e.col, 1), ValueError, r"`a` of `halos` must be distributed", ("col",)
+    ),
+    "unfold-size-one": Bad(
+        lambda e: ht.unfold(e.a, 0, 1), ValueError, r"`size` must be at least 2, got 1"
+    ),
+    "unfold-step-zero": Bad(
+        lambda e: ht.unfold(e.a, 0, 2, 0), ValueError, r"`step` must be at least 1, got 0"
+    ),
+    "unfold-size-above-length": Bad(
+        lambda e: ht.unfold(e.a, 0, 5), ValueError, r"`size` must be at most the length 4"
+    ),
+    "unfold-window-over-two-boundaries": Bad(
+        lambda e: ht.unfold(e.u, 0, 5),
+        RuntimeError,
+        r"`size` - 1 = 4 must be at most every populated rank's count",
+        ("u",),
+    ),
+    "unfold-float-step": Bad(
+        lambda e: ht.unfold(e.a, 0, 2, 1.0), TypeError, r"`step` must be an int, got float"
+    ),
+    # ---- the Heat face's checks
+    "heat-stack-numpy-operand": Bad(
+        lambda e: hf.stack((hf.asarray(e.a), e.a.numpy())),
+        TypeError,
+        r"`arrays\[1\]` of `stack` must be a DNDarray, got ndarray",
+    ),
+    "heat-stack-one-array": Bad(
+        lambda e: hf.stack((hf.asarray(e.a),)),
+        ValueError,
+        r"`arrays` of `stack` must hold at least 2 DNDarrays, got 1",
+    ),
+    "heat-stack-two-splits": Bad(
+        lambda e: hf.stack((hf.asarray(e.zeros), hf.asarray(e.zeros).resplit(0))),
+        ValueError,
+        r"`arrays` of `stack` must be split along one axis",
+        ("zeros",),
+    ),
+    "heat-concatenate-two-splits": Bad(
+        lambda e: hf.concatenate((hf.asarray(e.zeros), hf.asarray(e.zeros).resplit(0))),
+        RuntimeError,
+        r"`arrays` of `concatenate` must be split along one axis",
+        ("zeros",),
+    ),
+    "heat-column-stack-3d": Bad(
+        lambda e: hf.column_stack((e.a.numpy(), hf.zeros((2, 2, 2)))),
+        ValueError,
+        r"`arrays\[1\]` of `column_stack` must be 1-D or 2-D, got 3-D",
+        (),
+    ),
+    "heat-broadcast-arrays-two-splits": Bad(
+        lambda e: hf.broadcast_arrays(hf.asarray(e.a), hf.asarray(e.zeros)),
+        ValueError,
+        r"`arrays` of `broadcast_arrays` must be split along one axis",
+        ("a", "zeros"),
+    ),
+    "heat-pad-string-width": Bad(
+        lambda e: hf.pad(hf.asarray(e.a), ((1, 2), "(3,4)")),
+        TypeError,
+        r"`pad_width` of `pad` must hold numbers",
+    ),
+    "heat-pad-triple": Bad(
+        lambda e: hf.pad(hf.asarray(e.a), ((1, 2, 3),)),
+        ValueError,
+        r"`pad_width` of `pad` must hold \(before, after\) pairs",
+    ),
+    "heat-pad-too-many-pairs": Bad(
+        lambda e: hf.pad(hf.asarray(e.a), ((1, 2), (1, 2), (1, 2))),
+        ValueError,
+        r"`pad_width` of `pad` has 3 pairs for a 2-D array",
+    ),
+    "heat-sort-string-axis": Bad(
+        lambda e: hf.sort(hf.asarray(e.a), axis="1"),
+        TypeError,
+        r"`axis` of `sort` must be an int, got str",
+    ),
+    "heat-split-negative-axis": Bad(
+        lambda e: hf.split(hf.asarray(e.a), 2, -1), ValueError, r"`axis` of `split` must be in"
+    ),
+    "heat-split-2d-indices": Bad(
+        lambda e: hf.split(hf.asarray(e.a), [[0, 1]]),
+        ValueError,
+        r"`indices_or_sections` of `split` must be an int or a 1-D sequence, got 2-D",
+    ),
+    "heat-topk-out-types": Bad(
+        lambda e: hf.topk(
+            hf.asarray(e.a), 2, out=(hf.zeros((4, 2), dtype=hf.float32), hf.zeros((4, 2)))
+        ),
+        RuntimeError,
+        r"`out` indices of `topk` must have type int64, got float32",
+    ),
+    "heat-where-x-only": Bad(
+        lambda e: hf.where(hf.asarray(e.m), hf.asarray(e.a)),
+        TypeError,
+        r"`where` takes either both `x` and `y` or neither",
+        ("a", "m"),
+    ),
+    "heat-where-two-splits": Bad(
+        lambda e: hf.where(hf.asarray(e.m), hf.asarray(e.a).resplit(1), 0.0),
+        NotImplementedError,
+        r"`where` of operands split along different axes",
+        ("a", "m"),
+    ),
+    "heat-diff-long-append": Bad(
+        lambda e: hf.diff(hf.asarray(e.a), axis=0, append=hf.asarray(e.a)),
+        ValueError,
+        r"`append` of `diff` must have shape \(1, 3\), got \(4, 3\)",
+    ),
+    "heat-diff-tensor-prepend": Bad(
+        lambda e: hf.diff(hf.asarray(e.a), prepend=torch.zeros(4, 1)),
+        TypeError,
+        r"`prepend` of `diff` must be a scalar or a DNDarray, got Tensor",
+    ),
+    "heat-div-where-other-split": Bad(
+        lambda e: hf.div(hf.asarray(e.a), 2.0, where=hf.asarray(e.zeros) == 0),
+        NotImplementedError,
+        r"`where` of `div` split along another axis than the result",
+        ("a", "zeros"),
+    ),
+    "heat-argmax-float-out": Bad(
+        lambda e: hf.argmax(hf.asarray(e.a), axis=0, out=hf.zeros(3)),
+        TypeError,
+        r"`out` of `argmax` must be int64",
+    ),
+    "heat-average-numpy-weights": Bad(
+        lambda e: hf.average(hf.asarray(e.a), axis=0, weights=np.ones(4)),
+        TypeError,
+        r"`weights` of `average` must be a DNDarray, got ndarray",
+    ),
+    "heat-average-2d-weights-for-an-axis": Bad(
+        lambda e: hf.average(hf.asarray(e.a), axis=0, weights=hf.ones((4, 1))),
+        TypeError,
+        r"`weights` of `average` must be 1-D",
+    ),
+    "heat-average-tuple-axis-weights": Bad(
+        lambda e: hf.average(hf.asarray(e.a), axis=(0, 1), weights=hf.ones(4)),
+        NotImplementedError,
+        r"`weights` of `average` with a tuple `axis`",
+    ),
+    "heat-bincount-weights-split": Bad(
+        lambda e: hf.bincount(hf.asarray(e.i), weights=hf.ones(6)),
+        ValueError,
+        r"`weights` of `bincount` must be split like `x` \(0\), got None",
+        ("i",),
+    ),
+    "heat-mean-string-in-axes": Bad(
+        lambda e: hf.mean(hf.asarray(e.a), axis=(0, "1")),
+        ValueError,
+        r"`axis` of `mean` must hold ints, got str",
+    ),
+    "heat-var-tensor-axis": Bad(
+        lambda e: hf.var(hf.asarray(e.a), axis=torch.tensor([0])),
+        ValueError,
+        r"`axis` of `var` must be None, an int or ints, not an array",
+    ),
+    "heat-var-ddof-2": Bad(
+        lambda e: hf.var(hf.asarray(e.a), ddof=2),
+        NotImplementedError,
+        r"`ddof` of `var` above 1 is not implemented",
+    ),
+    "heat-percentile-out-type": Bad(
+        lambda e: hf.percentile(hf.asarray(e.v), 50, out=hf.zeros((), dtype=hf.float32)),
+        TypeError,
+        r"`out` of `percentile` must have type float64, got float32",
+        ("v",),
+    ),
+    "heat-histogram-weights": Bad(
+        lambda e: hf.histogram(hf.asarray(e.v), weights=hf.asarray(e.v)),
+        NotImplementedError,
+        r"`weights` of `histogram` is not supported",
+        ("v",),
+    ),
+    "heat-minimum-out-other-comm": Bad(
+        lambda e: hf.minimum(hf.asarray(e.b4), 1.0, out=hf.zeros((4, 3), split=0, comm=e.comm)),
+        NotImplementedError,
+        r"`out` of `minimum` on another comm",
+        ("b4",),
+    ),
+    "heat-getitem-two-ellipses": Bad(
+        lambda e: hf.asarray(e.a)[..., ...],
+        ValueError,
+        r"an index can only have a single ellipsis",
+    ),
+    "heat-setitem-other-split": Bad(
+        lambda e: setitem(hf.asarray(e.a), (slice(None), slice(None)), hf.asarray(e.zeros)),
+        ValueError,
+        r"a value split along 1 cannot be assigned into an array split along 0",
+        ("a", "zeros"),
+    ),
+    "heat-array-is-split-other-split": Bad(
+        lambda e: hf.array(hf.asarray(e.a), is_split=1),
+        ValueError,
+        r"`is_split` must match the split of a DNDarray `obj`, got 1",
+    ),
 }
 
 

@@ -288,8 +288,10 @@ def test_manipulation_adapters(comm_of):
     with pytest.raises(TypeError, match=r"a shape must hold ints, got float64"):
         b.reshape(np.asarray([20.0, 6.0]))
     ones = [ht.ones(4, split=0, comm=comm) for _ in range(3)]
-    out = ht.empty((3, 4), split=0, comm=comm)
+    out = ht.empty((3, 4), split=1, comm=comm)  # Heat: out has the result's split
     assert ht.stack(ones, axis=0, out=out) is out and out.tolist() == [[1.0] * 4] * 3
+    with pytest.raises(ValueError, match=r"`out` of `stack` must have the result's split 1"):
+        ht.stack(ones, axis=0, out=ht.empty((3, 4), split=0, comm=comm))
     a = ht.random.rand(5, 6, 3, split=1, comm=comm)
     np.testing.assert_array_equal(ht.diag(a).numpy(), np.diagonal(a.numpy()))
     with pytest.raises(ValueError, match=r"`offset` of `diagonal` must be an int, got NoneType"):
@@ -379,6 +381,151 @@ def test_meshgrid_follows_heat(comm_of):
     assert xx.split == 0
     with pytest.raises(ValueError, match=r"only one array of `meshgrid` may be distributed"):
         ht.meshgrid(x, ht.arange(3, split=0, comm=comm))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_meshgrid_splits_every_grid_like_heat(comm_of, n):
+    comm = comm_of(n)
+    xs, ys = np.arange(4.0), np.arange(3.0) * 10
+    for indexing in ("xy", "ij"):
+        want = np.meshgrid(xs, ys, indexing=indexing)
+        for first in (True, False):
+            x = ht.array(xs, split=0 if first else None, comm=comm)
+            y = ht.array(ys, split=None if first else 0, comm=comm)
+            grids = ht.meshgrid(x, y, indexing=indexing)
+            axis = (0 if first else 1) if indexing == "ij" else (1 if first else 0)
+            for g, w in zip(grids, want, strict=True):
+                assert g.split == axis
+                np.testing.assert_array_equal(g.numpy(), w)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_sort_returns_values_and_int32_indices(comm_of, n):
+    comm = comm_of(n)
+    x = np.array([[3, 1, 3, 2], [0, 0, 5, 1], [2, 2, 2, 2]], dtype=np.int64)
+    for split in splits_of(2):
+        a = ht.array(x, split=split, comm=comm)
+        for axis in (0, 1, -1):
+            for descending in (False, True):
+                values, indices = ht.sort(a, axis, descending=descending)
+                key = -x if descending else x
+                order = np.argsort(key, axis=axis, kind="stable")
+                assert indices.dtype is ht.int32
+                np.testing.assert_array_equal(indices.numpy(), order)
+                np.testing.assert_array_equal(
+                    values.numpy(), np.take_along_axis(x, order, axis=axis)
+                )
+        out = ht.empty_like(a)
+        idx = ht.sort(a, 0, out=out)
+        np.testing.assert_array_equal(out.numpy(), np.sort(x, axis=0))
+        np.testing.assert_array_equal(idx.numpy(), np.argsort(x, axis=0, kind="stable"))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_nonzero_where_and_coordinate_keys(comm_of, n):
+    comm = comm_of(n)
+    x = np.array([[0, 2, 0], [4, 0, 6], [7, 8, 0], [0, 0, 1]])
+    coords = np.stack(np.nonzero(x), axis=1)
+    for split in splits_of(2):
+        base = ht.array(x, split=split, comm=comm)
+        for a in (base, skewed(base)):
+            nz = ht.nonzero(a)
+            assert nz.dtype is ht.int64 and nz.split == (None if split is None else 0)
+            np.testing.assert_array_equal(nz.numpy(), coords)
+            np.testing.assert_array_equal(ht.where(a > 0).numpy(), coords)
+            np.testing.assert_array_equal(a[nz].numpy(), x[tuple(coords.T)])
+            b = a.copy()
+            b[nz] = 10.0  # an integral float into an int array, as Heat allows
+            np.testing.assert_array_equal(b.numpy(), np.where(x != 0, 10, 0))
+            np.testing.assert_array_equal(ht.where(a > 1, a, -1).numpy(), np.where(x > 1, x, -1))
+    one_d = ht.array(np.array([0, 3, 0, 4]), split=0, comm=comm)
+    np.testing.assert_array_equal(ht.nonzero(one_d).numpy(), [1, 3])
+    with pytest.raises(TypeError, match=r"`value` of dtype float64 cannot be cast"):
+        b[0, 0] = 1.5  # a fraction would be truncated: still refused
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_joins_follow_heat(comm_of, n):
+    comm = comm_of(n)
+    d = ht.array(np.arange(10.0, dtype=np.float32), split=0, comm=comm)
+    e = ht.array(np.arange(10), split=0, comm=comm)
+    for fn, axis in ((ht.column_stack, 1), (ht.row_stack, 0)):
+        r = fn((d, e))
+        assert r.dtype is ht.float32  # torch.stack's type of float32 and int64
+        assert r.split == (0 if axis == 1 else 1)
+        np.testing.assert_array_equal(r.numpy(), np.stack([np.arange(10.0)] * 2, axis=axis))
+    c = ht.concatenate((d, e))
+    assert c.dtype is ht.float64  # Heat's promote_types
+    m = ht.array(np.arange(10.0).reshape(2, 5), split=0, comm=comm)
+    r = ht.row_stack((m, ht.array(np.arange(5.0), split=0, comm=comm)))
+    assert r.split == 0
+    np.testing.assert_array_equal(
+        r.numpy(), np.vstack([np.arange(10.0).reshape(2, 5), np.arange(5.0)])
+    )
+    a, b = ht.broadcast_arrays(
+        ht.ones((4, 1), split=0, comm=comm), ht.arange(3, comm=comm).reshape((1, 3))
+    )
+    assert a.shape == b.shape == (4, 3) and a.split == 0
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_pad_topk_unique_follow_heat(comm_of, n):
+    comm = comm_of(n)
+    x = np.arange(60.0).reshape(3, 4, 5)
+    for split in splits_of(3):
+        a = ht.array(x, split=split, comm=comm)
+        p = ht.pad(a, ((2, 1), (1, 0)), constant_values=((0, 3), (1, 4)))
+        want = np.pad(x, ((0, 0), (2, 1), (1, 0)), constant_values=((0, 0), (0, 3), (1, 4)))
+        np.testing.assert_array_equal(p.numpy(), want)
+    t = np.tile(np.arange(4, dtype=np.int32), (4, 1))
+    for split in (0, 1):
+        a = ht.array(t, split=split, comm=comm)
+        values, indices = ht.topk(a, 2)
+        assert values.split == split and indices.dtype is ht.int64
+        np.testing.assert_array_equal(values.numpy(), np.tile([3, 2], (4, 1)))
+        np.testing.assert_array_equal(indices.numpy(), np.tile([3, 2], (4, 1)))
+        u = a.unique(sorted=True)
+        assert u.split == (0 if split == 0 else None)
+        np.testing.assert_array_equal(u.numpy(), np.arange(4))
+        rows, inverse = ht.unique(a, return_inverse=True, axis=0)
+        np.testing.assert_array_equal(rows.numpy(), [np.arange(4)])
+        np.testing.assert_array_equal(inverse.numpy().reshape(-1), [0, 0, 0, 0])
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_statistics_follow_heat(comm_of, n):
+    comm = comm_of(n)
+    x = np.arange(1, 13, dtype=np.int32).reshape(4, 3)
+    for split in splits_of(2):
+        a = ht.array(x, split=split, comm=comm)
+        v = a.var(ddof=1)
+        assert v.dtype is ht.float32  # Heat computes int32 in float32
+        np.testing.assert_allclose(v.numpy(), np.var(x, ddof=1), rtol=1e-6)
+        assert ht.std(a, axis=0).dtype is ht.float32
+        p = ht.percentile(a, [25, 50], axis=0)
+        assert p.dtype is ht.float32 and p.split == (1 if split == 1 else None)
+        np.testing.assert_allclose(p.numpy(), np.percentile(x, [25, 50], axis=0), rtol=1e-6)
+        for kw in ({"method": "lower"}, {"interpolation": "lower"}):
+            low = ht.percentile(a, 30, **kw)
+            assert low.dtype is ht.float32 and low.item() == np.percentile(x, 30, method="lower")
+        assert ht.any(a[:, 0], axis=0).shape == (1,) and ht.all(a).shape == ()
+        h = ht.histogram(a.astype(ht.float32), bins=4)
+        np.testing.assert_array_equal(h.numpy(), np.histogram(x, bins=4)[0].astype(np.float32))
+        out = ht.empty((3,), dtype=ht.int64, comm=comm)
+        ht.argmax(a, axis=0, out=out)
+        np.testing.assert_array_equal(out.numpy(), [3, 3, 3])
+
+
+def test_numpy_protocols_follow_heat(comm_of):
+    arr = ht.array([1, 2, 3, 4], comm=comm_of(3))
+    assert isinstance(np.sin(arr), ht.DNDarray) and np.add(arr, 3).tolist() == [4, 5, 6, 7]
+    with pytest.raises(TypeError):
+        np.multiply.reduce(arr)
+    with pytest.raises(TypeError):
+        np.heaviside(arr, 5)
+    with pytest.raises(TypeError):
+        np.array_equiv(arr, arr)
+    assert isinstance(np.concatenate([arr, arr]), ht.DNDarray)
 
 
 def test_qr_and_svd_follow_heat(comm_of):

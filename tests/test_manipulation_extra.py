@@ -242,3 +242,157 @@ def test_zero_d_larray_and_lists_in_elementwise(comm_of):
         ht.ceil([1.5, 2.5])
     with pytest.raises(TypeError, match=r"`logaddexp` needs a DNDarray operand, got list, list"):
         ht.logaddexp([1.0], [2.0])
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+def test_rot90_matches_numpy(comm_of, n):
+    comm = comm_of(n)
+    x = _data((4, 3, 5))
+    cases = [(k, axes) for k in (-1, 0, 1, 2, 3, 5) for axes in ((0, 1), (1, 0), (2, 0), (-1, 1))]
+    results, expected = [], []
+    for split in splits_of(3):
+        base = ht.array(x, split=split, comm=comm)
+        for a in (base, skewed(base)):
+            for k, axes in cases:
+                r = ht.rot90(a, k, axes)
+                first, second = (ax % 3 for ax in axes)
+                want_split = split
+                if k % 2 and split in (first, second):
+                    want_split = second if split == first else first
+                _check_layout(r, want_split)
+                results.append(r)
+                expected.append(np.rot90(x, k, axes))
+    assert np.rot90(ht.array(x, split=1, comm=comm), 1).split == 0  # numpy dispatch
+    for got, want in zip(values_of(results), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+def test_collect_gathers_onto_one_rank(comm_of, n):
+    comm = comm_of(n)
+    x = _data((5, 4, 3))
+    for split in splits_of(3):
+        base = ht.array(x, split=split, comm=comm)
+        for a in (base, skewed(base)):
+            before = a.lshape_map.tolist()
+            for target in range(n):
+                c = ht.collect(a, target)
+                assert a.lshape_map.tolist() == before  # the source is unchanged
+                if split is None:
+                    assert c.split is None
+                else:
+                    counts = c.lshape_map[:, split].tolist()
+                    assert counts == [x.shape[split] if r == target else 0 for r in range(n)]
+                np.testing.assert_array_equal(c.numpy(), x)
+
+
+def _expected_halos(x, counts, axis, h, prev=True, next=True):
+    """Every rank's (prev, next, with halos) from numpy, Heat's populated-rank rule."""
+    displs = np.concatenate([[0], np.cumsum(counts)])
+    populated = [r for r, c in enumerate(counts) if c]
+
+    def rows(start, stop):
+        return np.take(x, range(start, stop), axis=axis)
+
+    out = []
+    for r, c in enumerate(counts):
+        p = q = rows(0, 0)
+        if c and h:
+            i = populated.index(r)
+            if prev and i > 0:
+                src = populated[i - 1]
+                p = rows(displs[src + 1] - h, displs[src + 1])
+            if next and i + 1 < len(populated):
+                src = populated[i + 1]
+                q = rows(displs[src], displs[src] + h)
+        out.append((p, q, np.concatenate([p, rows(displs[r], displs[r + 1]), q], axis=axis)))
+    return out
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+def test_halos_exchange_neighbour_rows(comm_of, n):
+    comm = comm_of(n)
+    x = _data((8, 6))
+    for split in (0, 1):
+        base = ht.array(x, split=split, comm=comm)
+        for a in (base, skewed(base)):
+            counts = a.lshape_map[:, split].tolist()
+            largest = min([c for c in counts if c] or [0])
+            for h in range(largest + 1):
+                for prev, nxt in ((True, True), (True, False), (False, True)):
+                    parts = ht.halos(a, h, prev=prev, next=nxt)
+                    expected = _expected_halos(x, counts, split, h, prev, nxt)
+                    for part, array in enumerate(parts):
+                        _check_layout(array, split)
+                        sizes = array.lshape_map[:, split].tolist()
+                        assert sizes == [e[part].shape[split] for e in expected]
+                        want = np.concatenate([e[part] for e in expected], axis=split)
+                        np.testing.assert_array_equal(array.numpy(), want)
+            if largest:
+                a.get_halo(1)
+                first = _expected_halos(x, counts, split, 1)[0]
+                assert (a.halo_prev is None) == (first[0].shape[split] == 0)
+                assert (a.halo_next is None) == (first[1].shape[split] == 0)
+                np.testing.assert_array_equal(a.array_with_halos.numpy(), first[2])
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_partitioned_describes_every_chunk(comm_of, n):
+    comm = comm_of(n)
+    x = _data((7, 3))
+    for split in splits_of(2):
+        base = ht.array(x, split=split, comm=comm)
+        for a in (base, skewed(base)):
+            parted = a.__partitioned__
+            assert a.__partitions_dict__ is parted
+            assert parted["shape"] == x.shape
+            size = 1 if split is None else n
+            assert parted["partition_tiling"] == tuple(
+                size if ax == split else 1 for ax in range(2)
+            )
+            pieces = []
+            for _, part in sorted(parted["partitions"].items()):
+                start, shape = part["start"], part["shape"]
+                chunk = parted["get"](part["data"]).numpy()
+                assert chunk.shape == shape
+                np.testing.assert_array_equal(
+                    chunk, x[start[0] : start[0] + shape[0], start[1] : start[1] + shape[1]]
+                )
+                pieces.append(chunk)
+            np.testing.assert_array_equal(np.concatenate(pieces, axis=split or 0), x)
+            a += 1  # a new graph: the kept dict is stale
+            assert a.__partitions_dict__ is None
+
+
+def _torch_unfold(x, axis, size, step):
+    """torch.Tensor.unfold's result, from numpy (window axis last)."""
+    view = np.lib.stride_tricks.sliding_window_view(x, size, axis=axis)
+    index = [slice(None)] * view.ndim
+    index[axis] = slice(None, None, step)
+    return view[tuple(index)]
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+def test_unfold_matches_torch(comm_of, n):
+    comm = comm_of(n)
+    x = _data((11, 6))
+    results, expected = [], []
+    for split in splits_of(2):
+        base = ht.array(x, split=split, comm=comm)
+        for a in (base, skewed(base)):
+            counts = a.lshape_map[:, split].tolist() if split is not None else [11]
+            smallest = min(c for c in counts if c)
+            for axis in (0, 1, -1):
+                length = x.shape[axis]
+                for size in range(2, length + 1):
+                    for step in (1, 2, 5):
+                        if split == axis % 2 and size - 1 > smallest and n > 1:
+                            with pytest.raises(RuntimeError, match=r"`size` - 1 = "):
+                                ht.unfold(a, axis, size, step)
+                            continue
+                        u = ht.unfold(a, axis, size, step)
+                        _check_layout(u, split)
+                        results.append(u)
+                        expected.append(_torch_unfold(x, axis % 2, size, step))
+    for got, want in zip(values_of(results), expected, strict=True):
+        np.testing.assert_array_equal(got, want)

@@ -208,6 +208,7 @@ def _examples(x):
         np.repeat: lambda: np.repeat(x, 2, axis=0),
         np.reshape: lambda: np.reshape(x, (3, 4)),
         np.roll: lambda: np.roll(x, 1, axis=0),
+        np.rot90: lambda: np.rot90(x, 1, (0, 1)),
         np.lib.stride_tricks.sliding_window_view: lambda: np.lib.stride_tricks.sliding_window_view(
             x, 2, axis=0
         ),

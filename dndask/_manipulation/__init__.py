@@ -18,11 +18,12 @@ What lives where:
 - ``_axes``: ``transpose``, ``swapaxes``, ``moveaxis``, ``expand_dims``, ``squeeze``.
 - ``_join``: ``concatenate``, ``stack``, ``vstack``, ``hstack``.
 - ``_repeat``: ``repeat``, ``tile``.
-- ``_reorder``: ``flip``, ``roll``.
+- ``_reorder``: ``flip``, ``roll``, ``rot90``.
 - ``_pad``: ``pad``.
 - ``_windows``: ``sliding_window_view`` (a copy; windows along the split take a halo).
 - ``_diag``: ``diag``, ``diagonal``, ``triu``, ``tril``.
 - ``_split``: ``split``, ``hsplit``, ``vsplit``, ``dsplit``.
+- ``_unfold``: ``unfold`` (Heat's sliding windows; a halo exchange along the split axis).
 - ``_broadcast``: ``broadcast_to``, ``broadcast_arrays``, ``column_stack``, ``row_stack``,
   ``fliplr``, ``flipud``.
 """
@@ -34,10 +35,11 @@ from ._broadcast import broadcast_arrays, broadcast_to, column_stack, fliplr, fl
 from ._diag import diag, diagonal, fill_diagonal, tril, triu
 from ._join import concatenate, hstack, stack, vstack
 from ._pad import pad
-from ._reorder import flip, roll
+from ._reorder import flip, roll, rot90
 from ._repeat import repeat, tile
 from ._reshape import flatten, ravel, reshape
 from ._split import dsplit, hsplit, split, vsplit
+from ._unfold import unfold
 from ._windows import sliding_window_view
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "repeat",
     "reshape",
     "roll",
+    "rot90",
     "row_stack",
     "sliding_window_view",
     "split",
@@ -72,6 +75,7 @@ __all__ = [
     "transpose",
     "tril",
     "triu",
+    "unfold",
     "vsplit",
     "vstack",
 ]

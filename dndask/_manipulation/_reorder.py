@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _dndarray, _layout
 from . import _checks, _graph, _plan
+from ._axes import transpose
 from ._reshape import flatten, reshape
 
 
@@ -99,3 +100,41 @@ def roll(a: _dndarray.DNDarray, shift, axis=None) -> _dndarray.DNDarray:
         prefix="roll",
         args_of=lambda r: (steps, axes),
     )
+
+
+def rot90(m: _dndarray.DNDarray, k: int = 1, axes=(0, 1)) -> _dndarray.DNDarray:
+    """Rotate ``m`` by 90 degrees ``k`` times in the plane of ``axes``, as :func:`numpy.rot90`.
+
+    The rotation is a :func:`flip` and a :func:`~dndask.swapaxes`: the split follows its
+    axis (an odd ``k`` moves a split on one of ``axes`` to the other), and a flip of
+    the split axis mirrors the ranks' counts.
+
+    >>> import dndask as ht
+    >>> r = ht.rot90(ht.arange(6, split=0).reshape((2, 3)))
+    >>> r.numpy().tolist(), r.split
+    ([[2, 5], [1, 4], [0, 3]], 1)
+    """
+    _checks.check_dndarray(m)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"`k` must be an int, got {type(k).__name__}")
+    axes = tuple(axes) if isinstance(axes, (list, tuple)) else axes
+    if not isinstance(axes, tuple) or len(axes) != 2:
+        raise ValueError(f"`axes` must be two axes, got {axes!r}")
+    for ax in axes:
+        if isinstance(ax, bool) or not isinstance(ax, (int, np.integer)):
+            raise TypeError(f"`axes` must hold ints, got {type(ax).__name__}")
+        if not -m.ndim <= ax < m.ndim:
+            raise ValueError(f"`axes` must be in [{-m.ndim}, {m.ndim}), got {axes}")
+    first, second = (int(ax) % m.ndim for ax in axes)
+    if first == second:
+        raise ValueError(f"`axes` must be two different axes, got {axes}")
+    k = int(k) % 4
+    if k == 0:
+        return m.copy()
+    if k == 2:
+        return flip(m, (first, second))
+    order = list(range(m.ndim))
+    order[first], order[second] = second, first
+    if k == 1:
+        return transpose(flip(m, second), tuple(order))
+    return flip(transpose(m, tuple(order)), second)

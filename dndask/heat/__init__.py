@@ -35,7 +35,7 @@ import numpy as _np
 import dndask as _core
 
 from .. import _dndarray, _ops, _torch, _ufuncs_extra
-from . import _adapt, _extras, _local, _optable, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
+from . import _adapt, _extras, _local, _manip, _optable, _stats, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
 from ._array import DNDarray, install_methods
 from ._optable import rows
 from .types import (  # noqa: F401  (re-exported below through __all__)
@@ -466,53 +466,18 @@ def broadcast_shape(shape_a, shape_b) -> tuple:
         raise ValueError(f"shapes {shape_a} and {shape_b} cannot be broadcast together") from None
 
 
-def _arg_reduction(core_fn, name):
-    def arg_reduction(x, axis=None, out=None, keepdims=False, **kwargs):
-        result = core_fn(x, axis, keepdims=keepdims, **kwargs)
-        if axis is None and not keepdims:
-            result = result.reshape((1,))  # Heat gives a 1-element array for axis=None
-        if out is not None:
-            return _adapt.face(_ops.into(out, result, name))
-        return _adapt.face(result)
-
-    arg_reduction.__name__ = arg_reduction.__qualname__ = name
-    arg_reduction.__doc__ = f"Heat's ``{name}``: shape ``(1,)`` for ``axis=None``."
-    return arg_reduction
-
-
-def _joined(core_fn, name):
-    """A join whose operands are first cast to Heat's common type (int32 + float32: float32)."""
-
-    def join(arrays, *args, out=None, **kwargs):
-        if isinstance(arrays, (list, tuple)) and arrays:
-            arrays = list(arrays)
-            dnds = [a for a in arrays if isinstance(a, _dndarray.DNDarray)]
-            if _builtins.any(a.comm != dnds[0].comm for a in dnds):
-                raise RuntimeError(f"`arrays` of `{name}` must share one comm (as in Heat)")
-            if dnds:
-                common = types.result_type(*dnds)
-                arrays = [
-                    a.astype(common) if isinstance(a, _dndarray.DNDarray) and a.dtype != common
-                    else a
-                    for a in arrays
-                ]  # fmt: skip
-                if name == "hstack" and _builtins.any(a.ndim > 1 for a in dnds):
-                    # Heat joins a 1-D array to 2-D ones as a column
-                    arrays = [_core.expand_dims(a, 1) if a.ndim == 1 else a for a in arrays]
-        result = core_fn(arrays, *args, **kwargs)
-        if out is None:
-            return _adapt.face(result)
-        return _adapt.face(_ops.into(out, result, name))  # relaid out into out's split
-
-    join.__name__ = join.__qualname__ = name
-    join.__doc__ = (
-        f"Heat's ``{name}``: operands promoted by Heat's rule; see :func:`dndask.{name}`."
-    )
-    return join
-
-
 for _name in ("concatenate", "stack", "vstack", "hstack", "column_stack", "row_stack"):
-    _funcs[_name] = _joined(getattr(_core, _name), _name)
+    _funcs[_name] = _manip.joined(getattr(_core, _name), _name)
+_funcs["broadcast_arrays"] = _manip.broadcast_arrays
+_funcs["pad"] = _manip.pad
+_funcs["sort"] = _manip.sort
+_funcs["topk"] = _manip.topk
+_funcs["unique"] = _manip.unique
+_funcs["nonzero"] = _manip.nonzero
+_funcs["where"] = _manip.where
+_funcs["diff"] = _manip.diff
+_funcs["any"] = _manip.axis_reduction_1d(_core.any, "any")
+_funcs["all"] = _manip.axis_reduction_1d(_core.all, "all")
 
 
 def diagonal(a, offset=0, dim1=0, dim2=1):
@@ -550,7 +515,8 @@ _funcs["diag"] = diag
 
 
 def meshgrid(*arrays, indexing="xy"):
-    """Heat's ``meshgrid``: 0-d inputs count as one element (torch's rule).
+    """Heat's ``meshgrid``: 0-d inputs count as one element (torch's rule), and every grid
+    is split along the axis of the one distributed input.
 
     >>> import dndask.heat as ht
     >>> [g.shape for g in ht.meshgrid(ht.array(1), ht.arange(3))]
@@ -561,9 +527,18 @@ def meshgrid(*arrays, indexing="xy"):
     arrays = tuple(
         a.reshape((1,)) if isinstance(a, _dndarray.DNDarray) and a.ndim == 0 else a for a in arrays
     )
-    if _builtins.sum(isinstance(a, _dndarray.DNDarray) and a.split is not None for a in arrays) > 1:
+    split_inputs = [
+        i for i, a in enumerate(arrays) if isinstance(a, _dndarray.DNDarray) and a.split is not None
+    ]
+    if len(split_inputs) > 1:
         raise ValueError("only one array of `meshgrid` may be distributed (as in Heat)")
-    return _adapt.face(_core.meshgrid(*arrays, indexing=indexing))
+    grids = _core.meshgrid(*arrays, indexing=indexing)
+    if split_inputs:  # Heat: every grid is split along the distributed input's axis
+        axis = split_inputs[0]
+        if indexing == "xy" and len(arrays) > 1 and axis < 2:
+            axis = 1 - axis
+        grids = [g if g.split == axis else g.resplit(axis) for g in grids]
+    return _adapt.face(grids)
 
 
 _funcs["meshgrid"] = meshgrid
@@ -692,6 +667,7 @@ def round(x, decimals=0, out=None, dtype=None):
 
 _funcs["modf"], _funcs["round"] = modf, round
 _funcs["sign"] = _extras.heat_sign(_funcs["sign"])
+_funcs["split"] = _manip.split_axis_checked(_funcs["split"])
 for _name in ("split", "hsplit", "vsplit", "dsplit"):
     _funcs[_name] = _extras.gathered_indices(_funcs[_name], _name)
 _funcs["maximum"] = _extras.same_split_axes(_funcs["maximum"])
@@ -703,8 +679,14 @@ for _name in ("vector_norm", "matrix_norm", "norm", "cross", "dot", "outer", "pr
     _funcs[_name] = getattr(linalg, _name)
 _funcs["matmul"] = linalg.matmul
 _funcs["transpose"] = linalg.transpose
-_funcs["argmax"] = _arg_reduction(_core.argmax, "argmax")
-_funcs["argmin"] = _arg_reduction(_core.argmin, "argmin")
+_funcs["argmax"] = _stats.arg_reduction(_core.argmax, "argmax")
+_funcs["argmin"] = _stats.arg_reduction(_core.argmin, "argmin")
+for _name in ("mean", "var", "std"):
+    _funcs[_name] = _stats.moment(_funcs[_name], _name)
+_funcs["average"] = _stats.average
+_funcs["bincount"] = _stats.bincount
+_funcs["percentile"] = _stats.percentile
+_funcs["histogram"] = _stats.histogram
 _funcs["divmod"] = divmod
 _funcs["cumsum"] = _cumulative(_core.cumsum, "cumsum")
 _funcs["cumprod"] = _funcs["cumproduct"] = _cumulative(_core.cumprod, "cumprod")

@@ -81,6 +81,10 @@ def check_out(out, result, name: str) -> None:
         raise ValueError(
             f"`out` of `{name}` must have the result's split {result.split}, got {out.split}"
         )
+    if out.comm != result.comm:
+        raise NotImplementedError(
+            f"`out` of `{name}` on another comm than the result is not implemented (as in Heat)"
+        )
     if not np.can_cast(result.to_dask().dtype, out.to_dask().dtype, "same_kind"):
         raise TypeError(
             f"`out` of `{name}` cannot hold the result: cannot cast "
@@ -294,6 +298,15 @@ def _masked(core_fn, operands, rest, kwargs, out, where, want, name):
             f"`where` of `{name}` must be a DNDarray of bools, got {type(where).__name__}"
         )
     result = core_fn(*operands, *rest, **kwargs)
+    if (
+        where.split is not None
+        and result.split is not None
+        and where.split != result.split  # Heat compares the split numbers as they are
+    ):
+        raise NotImplementedError(
+            f"`where` of `{name}` split along another axis than the result "
+            f"(split {where.split} and {result.split}) is not implemented (as in Heat)"
+        )
     if want is not None and np.dtype(result.to_dask().dtype) != want:
         result = result.astype(want)
     base = out if out is not None else _factories.zeros_like(result)

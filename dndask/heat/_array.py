@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _dndarray
-from . import _adapt, _local, types
+from . import _adapt, _local, _manip, types
 from ._optable import OPERATORS
 
 if TYPE_CHECKING:
@@ -215,6 +215,36 @@ class DNDarray(_dndarray.DNDarray):
     def __invert__(self):
         return _FUNCS["invert"](self)
 
+    def __getitem__(self, key):
+        """numpy's indexing, but an int DNDarray of ``ndim`` columns is one row of
+        coordinates per element (Heat's: the result of ``nonzero``)."""
+        _check_ellipses(key)
+        return _adapt.face(_dndarray.DNDarray.__getitem__(self, _manip.coordinate_key(self, key)))
+
+    def __setitem__(self, key, value) -> None:
+        """numpy's assignment (``same_kind`` casting), with Heat's coordinate keys; a float
+        scalar of integral value (``a[k] = 10.0``) goes into an int array as that int,
+        as in Heat (no value changes, so nothing is truncated)."""
+        if (
+            isinstance(value, (float, np.floating))
+            and self._array.dtype.kind in "iu"
+            and float(value).is_integer()
+        ):
+            value = int(value)
+        _check_ellipses(key)
+        if (
+            isinstance(value, _dndarray.DNDarray)
+            and value.ndim == self.ndim
+            and self.is_distributed()
+            and value.is_distributed()
+            and value.split != self.split
+        ):
+            raise ValueError(
+                f"a value split along {value.split} cannot be assigned into an array split "
+                f"along {self.split} (as in Heat)"
+            )
+        _dndarray.DNDarray.__setitem__(self, _manip.coordinate_key(self, key), value)
+
     def __round__(self, ndigits=None):
         """``round(x)``: a Python number for one element, else an elementwise round (Heat)."""
         if self.size == 1:
@@ -222,14 +252,28 @@ class DNDarray(_dndarray.DNDarray):
         return _FUNCS["round"](self, 0 if ndigits is None else ndigits)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return _adapt.face(
-            _dndarray.DNDarray.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
-        )
+        """Heat's rule: a plain call of a ufunc the face has runs the face's function;
+        ufunc methods (``np.add.reduce``) and ufuncs it lacks are numpy's TypeError."""
+        fn = _FUNCS.get(ufunc.__name__)
+        if method != "__call__" or fn is None:
+            return NotImplemented
+        return fn(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        return _adapt.face(_dndarray.DNDarray.__array_function__(self, func, types, args, kwargs))
+        """numpy functions dndask implements; the others are numpy's TypeError (Heat's)."""
+        try:
+            result = _dndarray.DNDarray.__array_function__(self, func, types, args, kwargs)
+        except NotImplementedError:
+            return NotImplemented
+        return _adapt.face(result)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _check_ellipses(key) -> None:
+    """Heat refuses a key with more than one ``...`` with a ValueError (numpy: IndexError)."""
+    if isinstance(key, tuple) and sum(k is Ellipsis for k in key) > 1:
+        raise ValueError("an index can only have a single ellipsis ('...')")
 
 
 _adapt.FACE["DNDarray"] = DNDarray
@@ -256,7 +300,7 @@ def _wrap_core_methods() -> None:
             setattr(DNDarray, name, property(_method(attr.fget), attr.fset))
         elif callable(attr) and not isinstance(attr, (staticmethod, classmethod)):
             setattr(DNDarray, name, _method(attr))
-    for name in ("__getitem__", "__matmul__", "__rmatmul__", "__divmod__", "__rdivmod__"):
+    for name in ("__matmul__", "__rmatmul__", "__divmod__", "__rdivmod__"):
         setattr(DNDarray, name, _method(getattr(_dndarray.DNDarray, name)))
 
 
@@ -300,7 +344,9 @@ def _inplace(fn, name: str):
 
 # Heat's DNDarray methods that are the face's functions with the array first
 METHODS = (
+    "all",
     "allclose",
+    "any",
     "argmax",
     "argmin",
     "average",
@@ -308,18 +354,24 @@ METHODS = (
     "fill_diagonal",
     "isclose",
     "kurtosis",
+    "mean",
     "median",
     "modf",
     "nan_to_num",
+    "nonzero",
     "percentile",
     "ptp",
     "reshape",
     "rot90",
+    "round",
     "skew",
+    "std",
     "tril",
     "triu",
     "trace",
+    "unique",
     "transpose",
+    "var",
 )
 
 

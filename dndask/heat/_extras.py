@@ -91,14 +91,21 @@ def spmd_pieces(obj, is_split, comm):
     Heat's SPMD code runs on every process, so a single local array given with
     ``is_split`` is each rank's piece, and the global array stacks ``comm.size`` of
     them along ``is_split``. Per-rank pieces (a ``PerRank``, or a list of ``comm.size``
-    arrays) and a DNDarray already split along ``is_split`` go to the core unchanged.
+    arrays) and a DNDarray already split along ``is_split`` go to the core unchanged; a
+    DNDarray split along another axis is a ``ValueError``, as in Heat, and a ``split=None``
+    one counts as one local array.
     """
     if isinstance(obj, _per_rank.PerRank):
         return obj
-    if isinstance(obj, _dndarray.DNDarray):
-        if obj.split == is_split:
-            return obj
-        obj = obj.numpy()
+    if isinstance(obj, _dndarray.DNDarray) and obj.split is None:
+        obj = obj.numpy()  # Heat: the process's copy is its local piece
+    elif isinstance(obj, _dndarray.DNDarray):
+        if obj.split != is_split:
+            raise ValueError(
+                f"`is_split` must match the split of a DNDarray `obj`, got {is_split} for an "
+                f"array split along {obj.split} (as in Heat)"
+            )
+        return obj
     size = _comm.sanitize_comm(comm).size
     pieces = (np.ndarray, _dndarray.DNDarray)
     if (
@@ -109,8 +116,13 @@ def spmd_pieces(obj, is_split, comm):
         return obj
     if _torch.is_tensor(obj):
         local = obj.detach().cpu().numpy()
-    elif isinstance(obj, (np.ndarray, list, tuple)) or _adapt._is_scalar(obj):
+    elif isinstance(obj, np.ndarray):
+        local = obj
+    elif isinstance(obj, (list, tuple)) or _adapt._is_scalar(obj):
         local = np.asarray(obj)
+        # Heat builds Python data as torch does: floats are float32, complex complex64
+        heat_default = {"f": np.float32, "c": np.complex64}
+        local = local.astype(heat_default.get(local.dtype.kind, local.dtype))
     else:
         return obj  # the core names what is wrong
     return [local] * size
