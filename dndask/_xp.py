@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from . import _torch
+
 try:  # CuPy is optional: without it there is no "gpu" backend
     import cupy
 except ImportError:  # pragma: no cover - depends on the machine
@@ -279,6 +281,23 @@ def from_dlpack(value, device: Device | str):
     if value.__dlpack_device__()[0] != target.dlpack_device:
         return None
     return target.from_dlpack(value)
+
+
+def from_torch(tensor, like):
+    """The torch result ``tensor``, computed from the chunk ``like``, as a chunk of its device.
+
+    On the host a numpy view; on a device the tensor is adopted through DLPack
+    without a copy (a CUDA tensor for CuPy), or copied there explicitly when it
+    lives elsewhere. Nothing goes through host memory implicitly.
+
+    >>> from_torch(_torch.torch().ones(2), np.empty(0)).tolist()
+    [1.0, 1.0]
+    """
+    device = device_of(like)
+    if device.device_type == "cpu":
+        return _torch.from_torch(tensor)
+    adopted = from_dlpack(tensor, device)
+    return adopted if adopted is not None else to_device(_torch.from_torch(tensor), device)
 
 
 def torch_device(device: Device | str) -> str:

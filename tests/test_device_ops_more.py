@@ -1,4 +1,4 @@
-"""Statistics, NaN reductions, sorting and set operations, I/O and xarray on device chunks.
+"""Statistics, NaN reductions, square-matrix linalg, sorting and set operations, I/O and xarray on device chunks.
 
 Every case runs one operation on a cpu array and on the same array on the strict stand-in
 (tests/_standin.py, the "gpu" backend): the device result must hold the cpu result's values,
@@ -98,6 +98,15 @@ CASES = [
         [floats((30,)), np.abs(floats((30,), seed=2))],
     ),
     ("histc", lambda a: ht.histc(a, bins=6), [floats((30,))]),
+    # square matrices: torch on the chunk's device through DLPack, and back the same way
+    ("inv", lambda a: ht.linalg.inv(a), [floats((4, 4), seed=5) + 4 * np.eye(4)]),
+    ("det", lambda a: ht.linalg.det(a), [floats((3, 4, 4), seed=6)]),
+    ("matrix_exp", lambda a: ht.linalg.matrix_exp(a), [floats((4, 4), seed=7) / 4]),
+    (
+        "solve",
+        lambda a, b: ht.linalg.solve(a, b),
+        [floats((4, 4), seed=8) + 4 * np.eye(4), floats((4, 2), seed=9)],
+    ),
     ("bincount", lambda a: ht.bincount(a), [ints()]),
     (
         "bincount-weights",

@@ -5,7 +5,9 @@
 split is a batch axis, every rank works on its own matrices and nothing moves.
 When the split is a matrix axis, the matrices of each batch meet in one chunk (the
 whole ``(n, n)`` matrix travels to one worker), are computed there with torch, and
-the result is laid out again with the input's split. ``trace`` is the sum of
+the result is laid out again with the input's split. A device chunk (CuPy) reaches
+torch through DLPack and the result comes back the same way (:func:`dndask._xp.from_torch`),
+so nothing goes through host memory. ``trace`` is the sum of
 :func:`dndask.diagonal`; ``cross`` and ``vdot`` are built from slicing,
 elementwise functions and reductions, so they follow those functions' splits.
 """
@@ -15,7 +17,8 @@ from __future__ import annotations
 import dask.array as da
 import numpy as np
 
-from .. import _dndarray, _elementwise, _layout, _reductions, _torch
+from .. import _dndarray, _elementwise, _layout, _reductions, _torch, _xp
+from .._graph import meta_of
 from .._manipulation import diagonal, flatten, stack
 
 
@@ -43,7 +46,7 @@ def _per_matrix(a, name: str, out_shape, dtype):
     kept = len(out_shape) - batch  # matrix axes the result keeps
 
     def local(block):
-        return getattr(_torch.torch().linalg, name)(_torch.to_torch(block)).numpy()
+        return _xp.from_torch(getattr(_torch.torch().linalg, name)(_torch.to_torch(block)), block)
 
     chunks = x.chunks[:batch] + tuple((n,) for n in out_shape[batch:])
     out = x.map_blocks(
@@ -51,7 +54,7 @@ def _per_matrix(a, name: str, out_shape, dtype):
         dtype=dtype,
         chunks=chunks,
         drop_axis=list(range(batch + kept, a.ndim)),
-        meta=np.empty((0,) * len(out_shape), dtype),
+        meta=meta_of(dtype, len(out_shape), like=a),
     )
     if split is not None and split >= len(out_shape):
         split = None
@@ -116,11 +119,12 @@ def solve(a: _dndarray.DNDarray, b) -> _dndarray.DNDarray:
     B = b.to_dask().astype(dtype).rechunk(-1)  # noqa: N806
 
     def local(ma, mb):
-        return _torch.torch().linalg.solve(_torch.to_torch(ma), _torch.to_torch(mb)).numpy()
+        x = _torch.torch().linalg.solve(_torch.to_torch(ma), _torch.to_torch(mb))
+        return _xp.from_torch(x, ma)
 
     columns = B if b.ndim == 2 else B[:, None]
     out = da.map_blocks(
-        local, A, columns, dtype=dtype, chunks=columns.chunks, meta=np.empty((0, 0), dtype)
+        local, A, columns, dtype=dtype, chunks=columns.chunks, meta=meta_of(dtype, 2, like=a)
     )
     if b.ndim == 1:
         out = out[:, 0]

@@ -84,12 +84,7 @@ def _local_histc(bins: int, low: float, high: float, dtype: np.dtype):
         # histogram is adopted back (or copied there explicitly): nothing goes through host
         xp = _xp.namespace_of(x)
         t = _torch.to_torch(xp.ascontiguousarray(x.reshape(-1).astype(dtype)))
-        out = _torch.torch().histc(t, bins=bins, min=low, max=high)
-        device = _xp.device_of(x)
-        if device.device_type == "cpu":
-            return _torch.from_torch(out)
-        adopted = _xp.from_dlpack(out, device)
-        return adopted if adopted is not None else _xp.to_device(_torch.from_torch(out), device)
+        return _xp.from_torch(_torch.torch().histc(t, bins=bins, min=low, max=high), x)
 
     return hist
 
