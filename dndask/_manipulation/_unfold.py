@@ -45,8 +45,8 @@ def unfold(a: _dndarray.DNDarray, axis: int, size: int, step: int = 1) -> _dndar
     split axis rank ``r`` holds the windows that start in its rows.
 
     >>> import dndask as ht
-    >>> ht.unfold(ht.arange(6, split=0), 0, 3, 2).numpy().tolist()
-    [[0, 1, 2], [2, 3, 4]]
+    >>> ht.unfold(ht.arange(12, split=0), 0, 3, 3).numpy().tolist()
+    [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]]
     """
     _checks.check_dndarray(a)
     axis = _int(axis, "axis")
