@@ -573,6 +573,24 @@ def along(ndim: int, axis: int, start: int, stop: int) -> tuple[slice, ...]:
     return tuple(slice(start, stop) if a == axis else slice(None) for a in range(ndim))
 
 
+def check_relayout(shape: Shape, src: Distribution, dst: Distribution) -> None:
+    """Check that an array of ``shape`` laid out as ``src`` can be laid out as ``dst``.
+
+    Both distributions must fit ``shape`` and share one comm. This is all a
+    relayout checks before it is planned; a caller that hands the move to
+    another planner (Dask's p2p rechunk) runs it without building the
+    ``P²`` pieces of :func:`plan_relayout`.
+
+    >>> from dndask._comm import Comm
+    >>> comm = Comm(["tcp://a:1", "tcp://b:1"])
+    >>> check_relayout((4, 6), Distribution(0, (2, 2), comm), Distribution(1, (3, 3), comm))
+    """
+    if src.comm != dst.comm:
+        raise ValueError(f"`dst` must be on the array's comm {src.comm!r}, got {dst.comm!r}")
+    src.check(shape)
+    dst.check(shape)
+
+
 def plan_relayout(shape: Shape, src: Distribution, dst: Distribution) -> RelayoutPlan:
     """Plan laying out an array of ``shape`` as ``dst`` instead of ``src``, moving the least.
 
@@ -589,10 +607,7 @@ def plan_relayout(shape: Shape, src: Distribution, dst: Distribution) -> Relayou
     >>> plan_relayout((4, 6), src, src).is_identity
     True
     """
-    if src.comm != dst.comm:
-        raise ValueError(f"`dst` must be on the array's comm {src.comm!r}, got {dst.comm!r}")
-    src.check(shape)
-    dst.check(shape)
+    check_relayout(shape, src, dst)
     ndim = len(shape)
     if src.split is None:
         holders = [(0, tuple(shape))]
