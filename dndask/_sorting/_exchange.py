@@ -28,7 +28,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 from .. import _distribution, _dndarray, _xp
 from .._compat import List, SliceTask, Task, TaskRef, new_array
-from .._graph import block_index, meta_of
+from .._graph import block_index, chunk_meta, meta_of
 from . import _plan, _tasks
 
 __all__ = [
@@ -198,7 +198,7 @@ def exchange_graph(
     if token is None:
         token = tokenize(_plan_array(plans))
     name = f"{prefix}-{tokenize(x.name, token, descending, sort, method)}"
-    device = _xp.device_of(x._meta).device_type
+    device = _xp.device_of(chunk_meta(x)).device_type
     dsk: dict = {}
     hints: dict = {}
     if method == "two-level":

@@ -29,7 +29,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 from .. import _comm, _dndarray, _elementwise, _layout, _ops, _xp
 from .._compat import SliceTask, TaskRef, new_array
-from .._graph import block_index, meta_of
+from .._graph import block_index, chunk_meta, meta_of
 from . import _checks, _exchange, _tasks
 
 __all__ = ["isin", "nonzero", "searchsorted", "take", "take_along_axis", "topk", "where"]
@@ -325,7 +325,7 @@ def nonzero(a):
     y = ordered.to_dask()
     return tuple(
         _dndarray.from_dask(
-            y.map_blocks(_unravel, axis, a.shape, dtype=np.int64, meta=y._meta),
+            y.map_blocks(_unravel, axis, a.shape, dtype=np.int64, meta=chunk_meta(y)),
             0,
             a.comm,
             parents=(ordered,),

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 from .. import _dndarray, _factories, _ops, _torch, _xp
+from .._graph import chunk_meta
 from . import _checks, _rows
 
 
@@ -286,7 +287,7 @@ def histogram(a, bins=10, range=None, weights=None, density=False):
     if density:
         widths = np.array(np.diff(edges), float)
         h = hist.to_dask().rechunk(-1)
-        meta = _xp.namespace_of(h._meta).empty((0,), dtype=np.float64)
+        meta = _xp.namespace_of(chunk_meta(h)).empty((0,), dtype=np.float64)
         h = h.map_blocks(_density, widths, dtype=np.float64, meta=meta)
         hist = _dndarray.from_dask(h, None, comm, parents=(hist,))
     bin_edges = _factories.array(edges, comm=comm, device=a.device)  # the edges go to a's device
