@@ -122,19 +122,11 @@ def take_apart(system, case, stream, t0, t_built, t_submitted, t_done, workers) 
     )
 
 
-def _fetched_bytes(client, t0: float) -> int:
-    """Bytes every worker fetched from peers since ``t0`` (their transfer logs)."""
-
-    def received(dask_worker, since=t0):
-        return sum(e["total"] for e in dask_worker.transfer_incoming_log if e["start"] >= since)
-
-    return sum(client.run(received).values())
-
-
 def step_dndask(client, side, w: workloads.Workload, seed: int) -> Breakdown:
     """One dndask step of ``w``'s case, taken apart."""
     state = side.prepare(w, seed)
     distributed.wait(distributed.futures_of(state["a"].to_dask()))
+    client.run(systems.mark_transfers)
     with distributed.get_task_stream(client) as ts:
         t0 = time.time()
         if w.case.key == "resplit01":
@@ -149,7 +141,7 @@ def step_dndask(client, side, w: workloads.Workload, seed: int) -> Breakdown:
     result = take_apart(
         "dndask", w.case.key, ts.data, t0, t_built, t_submitted, t_done, side.comm.workers
     )
-    result.transfer_mib = _fetched_bytes(client, t0) / workloads.MIB
+    result.transfer_mib = sum(client.run(systems.new_transfer_bytes).values()) / workloads.MIB
     del out, state
     return result
 
@@ -159,6 +151,7 @@ def step_dask(client, side, w: workloads.Workload, seed: int) -> Breakdown:
     state = side.inputs.prepare(w, seed)
     source = state["a"].to_dask()
     distributed.wait(distributed.futures_of(source))
+    client.run(systems.mark_transfers)
     if w.case.key == "resplit01":
         target = (w.rows, tuple(w.col_counts))
     else:
@@ -174,7 +167,7 @@ def step_dask(client, side, w: workloads.Workload, seed: int) -> Breakdown:
     result = take_apart(
         "dask", w.case.key, ts.data, t0, t_built, t_submitted, t_done, side.comm.workers
     )
-    result.transfer_mib = _fetched_bytes(client, t0) / workloads.MIB
+    result.transfer_mib = sum(client.run(systems.new_transfer_bytes).values()) / workloads.MIB
     del out, state, source
     return result
 
