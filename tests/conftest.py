@@ -176,6 +176,19 @@ def client():
     ht.shutdown()
 
 
+@pytest.fixture(scope="module")
+def standin(client):
+    """The strict device stand-in (tests/_standin.py), registered on the workers too.
+
+    Imported here rather than at the top of this file: importing it records this
+    process as the driver, and pytest-xdist's controller loads conftest.py too.
+    """
+    import _standin
+
+    _standin.install(client)
+    return _standin
+
+
 @pytest.fixture(scope="session")
 def comm(client) -> ht.Comm:
     return ht.get_comm()

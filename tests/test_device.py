@@ -16,16 +16,9 @@ import dndask as ht
 from dndask import _xp
 
 sys.path.insert(0, os.path.dirname(__file__))
-import _standin
 from _standin import StrictArray
 
 DEVICES = ["cpu", "gpu"]
-
-
-@pytest.fixture(scope="module")
-def standin(client):
-    _standin.install(client)  # the workers register it too
-    return _standin
 
 
 # ------------------------------------------------------------------ the stand-in itself

@@ -27,12 +27,6 @@ from _standin import StrictArray
 DEVICES = ["cpu", "gpu"]
 
 
-@pytest.fixture(scope="module")
-def standin(client):
-    _standin.install(client)  # the workers register it too
-    return _standin
-
-
 @pytest.fixture(params=DEVICES)
 def device(request, standin):
     return request.param

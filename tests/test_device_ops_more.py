@@ -16,14 +16,7 @@ import pytest
 import dndask as ht
 
 sys.path.insert(0, os.path.dirname(__file__))
-import _standin
 from _standin import StrictArray
-
-
-@pytest.fixture(scope="module")
-def standin(client):
-    _standin.install(client)
-    return _standin
 
 
 def _on(device: str, a: ht.DNDarray) -> None:
