@@ -170,7 +170,7 @@ def worker_memory(client: distributed.Client) -> dict[str, tuple[int, int, int]]
 
 
 def settled(client: distributed.Client, tasks: int, memory: dict, timeout: float = 90) -> None:
-    """Wait until the scheduler holds no more tasks and the workers no more keys than before.
+    """Wait until the scheduler holds no more tasks, and the workers together no more keys, than before.
 
     Releases travel client -> scheduler -> workers in batches; with another pytest
     process beside this one (``make pytest`` runs two) on two cores they can take
@@ -179,8 +179,12 @@ def settled(client: distributed.Client, tasks: int, memory: dict, timeout: float
     gc.collect()
 
     def done():
+        # keys held by all workers together: an older key the scheduler moves from one worker
+        # to another (seen under load: 154/153 on one, 82/83 on another) is not a leak, and
+        # any kept key also shows in the scheduler's task count
         now = worker_memory(client)
-        return scheduler_tasks(client) <= tasks and all(now[w][0] <= memory[w][0] for w in memory)
+        held = sum(now[w][0] for w in memory)
+        return scheduler_tasks(client) <= tasks and held <= sum(m[0] for m in memory.values())
 
     wait_until(done, timeout, "the cluster to release the soak's keys")
 
