@@ -309,9 +309,10 @@ def test_soak_leaves_no_keys_or_memory_behind(client, comm_of):
         f"{round(max(m[2] for m in memory1.values()) / 2**20)} MB"
     )
     assert tasks1 <= tasks0
-    for w in memory0:
-        assert memory1[w][0] <= memory0[w][0]
-        assert memory1[w][1] <= memory0[w][1]
+    # keys and bytes of all workers together, as in ``settled``: the scheduler may move an
+    # older key from one worker to another (seen: [171, 100, 116] -> [172, 98, 117])
+    assert sum(m[0] for m in memory1.values()) <= sum(m[0] for m in memory0.values())
+    assert sum(m[1] for m in memory1.values()) <= sum(m[1] for m in memory0.values())
     # the medium arrays made 128 MB of chunks (26 MB per worker); memory that
     # climbed with them would show here
     assert growth < 60 * 2**20
