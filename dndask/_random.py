@@ -32,6 +32,7 @@ ALGORITHM = "splitmix64"
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
+_MASK64 = (1 << 64) - 1
 _BLOCK = 1 << 13  # elements per box of a chunk: 64 KiB of uint64 temporaries
 _lock = threading.Lock()
 _state = {"seed": secrets.randbits(63), "counter": 0}
@@ -112,7 +113,7 @@ def _polar32(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     The top 32 bits give ``u1`` in (0, 1] (tails reach 6.66 sigma), the low 24 bits
     the angle.
     """
-    radius = _scaled(bits >> np.uint64(32), 1.0, np.dtype(np.float32))
+    radius = (bits >> np.uint64(32)).view(np.int64).astype(np.float32)
     radius += np.float32(1.0)
     radius *= np.float32(2.0**-32)  # (0, 1]: rounding never passes 1
     np.log(radius, out=radius)
@@ -164,6 +165,45 @@ def _normal(key: np.uint64, starts: np.ndarray, length: int, dtype: np.dtype) ->
     return np.take_along_axis(both, columns, axis=1)
 
 
+def _normal_into(dest: np.ndarray, key: np.uint64, start: int) -> None:
+    """Write the standard normals of global indices ``start, start + 1, ...`` into ``dest``.
+
+    ``dest`` is 1-d (a contiguous run of the output chunk). The same values as
+    :func:`_normal`, without its ``(runs, pairs, 2)`` buffer and the copies out
+    of it: cosines and sines are taken of contiguous slices of the angles (so the
+    same kernels run on the same inputs) and multiplied straight into every
+    other element of ``dest``.
+    """
+    length = dest.size
+    first, last = start >> 1, (start + length - 1) >> 1
+    pairs = np.arange(last - first + 1, dtype=np.uint64)
+    if dest.dtype == np.float64:
+        pairs += np.uint64(first)
+        radius, angle = _polar64(key, pairs)
+    else:  # _bits(key, first + i) folded: (first + i + 1) * gamma + key, wrapping
+        with np.errstate(over="ignore"):
+            pairs *= _GAMMA
+            pairs += np.uint64(((first + 1) * int(_GAMMA) + int(key)) & _MASK64)
+        radius, angle = _polar32(_mix(pairs))
+    odd = start & 1  # an odd start begins with the sine of its pair
+    n_cos, n_sin = (length + 1 - odd) // 2, (length + odd) // 2
+    cos = np.cos(angle[odd : odd + n_cos])
+    np.multiply(radius[odd : odd + n_cos], cos, out=dest[odd::2])
+    sin = np.sin(angle[:n_sin], out=cos[:n_sin] if n_sin <= n_cos else None)
+    np.multiply(radius[:n_sin], sin, out=dest[1 - odd :: 2])
+
+
+def _run_start(offsets, lshape, gshape, strides) -> int | None:
+    """The global index a box starts at, if its elements are one run of consecutive ones.
+
+    That is when every axis after the first one longer than 1 is whole.
+    """
+    outer = next((a for a, n in enumerate(lshape) if n > 1), len(lshape))
+    if tuple(lshape[outer + 1 :]) != tuple(gshape[outer + 1 :]):
+        return None
+    return sum(off * stride for off, stride in zip(offsets, strides, strict=True))
+
+
 def _runs(flat: np.ndarray) -> tuple[np.ndarray, int]:
     """A box's global indices (C order) as runs of consecutive ones: their starts, length.
 
@@ -177,17 +217,21 @@ def _runs(flat: np.ndarray) -> tuple[np.ndarray, int]:
     return rows[:, 0].copy(), rows.shape[1]
 
 
+def _shift_scale(z: np.ndarray, mean: float, std: float) -> None:
+    """``z * std + mean`` in place (normals of a given mean and deviation)."""
+    if std != 1.0:
+        z *= z.dtype.type(std)
+    if mean != 0.0:
+        z += z.dtype.type(mean)
+
+
 def _draw(kind: str, key: np.uint64, flat: np.ndarray, dtype: np.dtype, params) -> np.ndarray:
     """The values at global indices ``flat`` (uint64 of the box's shape, left unchanged)."""
     if kind == "uniform":
         return _uniform(_bits(key, flat.reshape(-1), 0, 1), dtype)
     if kind == "normal":
         z = _normal(key, *_runs(flat), dtype)
-        mean, std = params
-        if std != 1.0:
-            z *= z.dtype.type(std)
-        if mean != 0.0:
-            z += z.dtype.type(mean)
+        _shift_scale(z, *params)
         return z
     if kind == "integer":
         low, span = params
@@ -244,6 +288,14 @@ def _chunk(offsets, lshape, gshape, key, kind, dtype, params):
     strides = _strides(gshape)
     block = 2 * _BLOCK if kind == "normal" else _BLOCK
     for off, shape, index in _boxes(tuple(offsets), tuple(lshape), block=block):
+        view = out[(*index, Ellipsis)]  # a view, also of a 0-d chunk
+        if kind == "normal" and view.flags.c_contiguous:
+            start = _run_start(off, shape, gshape, strides)
+            if start is not None:  # the common case: whole rows of a C-order array
+                dest = view.reshape(-1)
+                _normal_into(dest, key, start)
+                _shift_scale(dest, *params)
+                continue
         flat = _global_index(off, shape, gshape, strides)
         out[index] = _draw(kind, key, flat, dtype, params).reshape(shape)
     return out
