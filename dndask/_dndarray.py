@@ -67,8 +67,9 @@ class DNDarray(DistributedArray):
     # restores them while the shape is unchanged (see dndask._xarray.Labels)
     _labels = None
     # how an elementwise operation made this array's chunks (``dndask._ops.Producer``), set by
-    # ``_ops.elementwise`` and valid while the dask array keeps its name: a reduction over the
-    # split axis then runs the operation and its per-rank partial in one task
+    # ``_ops.elementwise``, dropped by ``_set`` (``persist_`` keeps the keys but puts the
+    # chunks in memory): a reduction over the split axis then runs the operation and its
+    # per-rank partial in one task
     _producer = None
 
     def __init__(self, array: da.Array, split: int | None, comm: Comm):
@@ -228,6 +229,7 @@ class DNDarray(DistributedArray):
         distribution = _layout.Distribution.of_chunks(array.chunks, split, self._comm)
         upstream = {} if task_ranks is None else {**self._task_ranks, **task_ranks}
         self._array, self._distribution = array, distribution
+        self._producer = None  # persisted (same keys, now in memory) or replaced: not fusable
         _compute.claim(array)
         self._task_ranks = {**upstream, **self._chunk_ranks()}
         return self
