@@ -176,7 +176,7 @@ _OPERATORS = frozenset(
 def _per_chunk(fn: Callable) -> bool:
     """Whether ``fn`` on dask arrays is ``fn`` on each block (a one-output ufunc, an operator)."""
     if isinstance(fn, np.ufunc):
-        return fn.nout == 1
+        return fn.nout == 1 and fn.signature is None  # not a generalized ufunc (matmul)
     try:
         return fn in _OPERATORS
     except TypeError:  # an unhashable callable

@@ -142,6 +142,8 @@ def test_task_counts(comm_of, n):
     assert b.to_dask().name not in layer_names(s)  # the elementwise layer is culled away
     assert len(tasks_submitted(a.sum(axis=0), a)) == n + 1
     assert len(tasks_submitted(ht.max(ht.sqrt(a), axis=(0, 1), keepdims=True), a)) == n + 1
+    assert len(tasks_submitted(np.exp(a).sum(axis=0), a)) == n + 1  # through __array_ufunc__
+    assert len(tasks_submitted(np.add(a, 1, dtype=np.float64).sum(), a)) == 2 * n + 1  # kwargs
     c = skewed(a).persist_(wait=True)  # rows on ranks 1 and P-1 only
     nonempty = sum(1 for r in c.lshape_map[:, 0].tolist() if r)
     assert len(tasks_submitted((c * 3).min(), c)) == nonempty + 1
