@@ -66,6 +66,11 @@ class DNDarray(DistributedArray):
     # xarray labels (dims, coords, name, attrs) that ``from_xarray`` brought in; ``to_xarray``
     # restores them while the shape is unchanged (see dndask._xarray.Labels)
     _labels = None
+    # how an elementwise operation made this array's chunks (``dndask._ops.Producer``), set by
+    # ``_ops.elementwise``, dropped by ``_set`` (``persist_`` keeps the keys but puts the
+    # chunks in memory): a reduction over the split axis then runs the operation and its
+    # per-rank partial in one task
+    _producer = None
 
     def __init__(self, array: da.Array, split: int | None, comm: Comm):
         if not isinstance(array, da.Array):
@@ -224,6 +229,7 @@ class DNDarray(DistributedArray):
         distribution = _layout.Distribution.of_chunks(array.chunks, split, self._comm)
         upstream = {} if task_ranks is None else {**self._task_ranks, **task_ranks}
         self._array, self._distribution = array, distribution
+        self._producer = None  # persisted (same keys, now in memory) or replaced: not fusable
         _compute.claim(array)
         self._task_ranks = {**upstream, **self._chunk_ranks()}
         return self
@@ -238,6 +244,7 @@ class DNDarray(DistributedArray):
         out = DNDarray(new_array(x.dask, x.name, x.chunks, x), self._split, self._comm)
         out._task_ranks = dict(self._task_ranks)
         out._labels = self._labels
+        out._producer = self._producer
         return out
 
     def redistribute_(self, lshape_map=None, target_map=None) -> DNDarray:

@@ -10,14 +10,18 @@ the DNDarray invariant.
 from __future__ import annotations
 
 import functools
+import operator
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import dask.array as da
 import numpy as np
 from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
 
-from . import _distribution, _dndarray, _graph, _layout, _scan, _torch, _types
+from . import _distribution, _dndarray, _graph, _layout, _scan, _torch, _types, _xp
+from ._compat import new_array
 
 
 def _describe(x) -> str:
@@ -139,17 +143,97 @@ def elementwise(fn: Callable, *values, name: str, out=None) -> _dndarray.DNDarra
     ``out``, if given, is a DNDarray that receives the result in place.
     """
     arrays, split, comm, parents = align(values, name)
+    one_row = False
     try:
         result = fn(*arrays)
         if split is not None and result.shape[split] == 1 and len(result.chunks[split]) > 1:
-            result = _one_row_split(fn, arrays, split, result)
+            result, one_row = _one_row_split(fn, arrays, split, result), True
     except TypeError as err:
         raise TypeError(
             f"`{name}` does not support the operands "
             + ", ".join(f"{_describe(v)} of {_dtype_of(v)}" for v in values)
             + f": {err}"
         ) from None
-    return into(out, _dndarray.from_dask(result, split, comm, parents), name)
+    made = _dndarray.from_dask(result, split, comm, parents)
+    if not one_row and made.to_dask().name == result.name:
+        made._producer = Producer.of(fn, arrays, result)
+    return into(out, made, name)
+
+
+# Python's operators that Dask applies to each chunk as they are (``Array.__add__`` is
+# ``elemwise(operator.add, ...)``), so calling one on the chunks is the task Dask would run.
+_OPERATORS = frozenset(
+    {
+        operator.abs, operator.neg, operator.pos, operator.invert, operator.not_,
+        operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+        operator.mod, operator.pow, operator.and_, operator.or_, operator.xor,
+        operator.lshift, operator.rshift,
+        operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
+    }
+)  # fmt: skip
+
+
+def _per_chunk(fn: Callable) -> bool:
+    """Whether ``fn`` on dask arrays is ``fn`` on each block (a one-output ufunc, an operator)."""
+    if isinstance(fn, np.ufunc):
+        return fn.nout == 1 and fn.signature is None  # not a generalized ufunc (matmul)
+    try:
+        return fn in _OPERATORS
+    except TypeError:  # an unhashable callable
+        return False
+
+
+@dataclass(frozen=True, eq=False)
+class Producer:
+    """How an elementwise operation made each chunk of its result: ``fn`` of operand blocks.
+
+    Recorded by :func:`elementwise` on the DNDarray it returns, and valid while that
+    array's dask array is still named ``name`` (persisting or assigning in place renames
+    it). A reduction over the split axis of such an array builds, for each rank, one task
+    that runs ``fn`` on the operands' blocks and reduces the result (see :func:`reduce`);
+    the elementwise layer itself then drops out of the graph. Only recorded where the
+    block ``idx`` of the result is ``fn`` of block ``idx`` of every operand (block 0
+    along axes where an operand has length 1 and is broadcast), which is what Dask's
+    elementwise layer computes, so the fused task gives the same values.
+
+    ``operands`` are the aligned operands: dask arrays, and scalars passed as they are.
+    """
+
+    name: str
+    fn: Callable
+    operands: tuple
+
+    @classmethod
+    def of(cls, fn: Callable, operands, result: da.Array) -> Producer | None:
+        """The record for ``result = fn(*operands)``, or ``None`` where a task cannot fuse it."""
+        if not _per_chunk(fn):
+            return None
+        for v in operands:
+            if isinstance(v, da.Array):
+                lead = result.ndim - v.ndim
+                if lead < 0:
+                    return None
+                for j, c in enumerate(v.chunks):
+                    if c != result.chunks[j + lead] and not (v.shape[j] == 1 and len(c) == 1):
+                        return None
+            elif _torch.is_tensor(v) or not _types.is_scalar(v):
+                return None  # arrays Dask would chunk itself
+        return cls(result.name, fn, tuple(operands))
+
+    def arrays(self) -> list[da.Array]:
+        """The dask operands (the dependencies of a task built by :meth:`task`)."""
+        return [v for v in self.operands if isinstance(v, da.Array)]
+
+    def task(self, idx: tuple[int, ...]) -> tuple:
+        """The task (a tuple) computing block ``idx`` of the result from the operands' blocks."""
+        args = []
+        for v in self.operands:
+            if isinstance(v, da.Array):
+                own = zip(idx[len(idx) - v.ndim :], v.chunks, strict=True)
+                args.append((v.name, *(i if len(c) > 1 else 0 for i, c in own)))
+            else:
+                args.append(v)
+        return (self.fn, *args)
 
 
 def _one_row_split(fn: Callable, arrays: list, split: int, wrong: da.Array) -> da.Array:
@@ -321,8 +405,11 @@ def reduce(
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
     if "dtype" in kwargs:
         kwargs["dtype"] = _types.canonical_dtype(kwargs["dtype"])
+    task_ranks: dict = {}
     if a.split is None or a.split not in axes:
         result = _local_reduction(np_fn, a.to_dask(), axes, bool(keepdims), kwargs)
+    elif np_fn in _FLAT_AGGREGATES and set(kwargs) <= {"dtype"} and a.size:
+        result, task_ranks = _flat_reduction(np_fn, a, axes, bool(keepdims), kwargs)
     elif a.size == 0:
         # Dask's min/max stand a (1, ..., 1, 0) placeholder in for every empty
         # chunk, which fails (or gives a wrong shape) once another axis is empty.
@@ -332,7 +419,108 @@ def reduce(
     else:
         result = dask_fn(_without_empty_ranks(a), axis=axes, keepdims=bool(keepdims), **kwargs)
     split = _layout.reduced_split(a.split, axes, bool(keepdims))
-    return into(out, _dndarray.from_dask(result, split, a.comm, parents=(a,)), name)
+    made = _dndarray.from_dask(result, split, a.comm, parents=(a,))
+    made._task_ranks.update(task_ranks)
+    return into(out, made, name)
+
+
+# The reductions over the split axis built by :func:`_flat_reduction`, and the function that
+# combines their per-rank partials. nansum's and nanprod's partials combine with sum and
+# prod, as Dask's do: a partial holds no NaN to skip unless its chunk made one (inf - inf),
+# which must stay NaN in the result.
+_FLAT_AGGREGATES: dict[Callable, Callable] = {
+    np.sum: np.sum,
+    np.prod: np.prod,
+    np.min: np.min,
+    np.max: np.max,
+    np.any: np.any,
+    np.all: np.all,
+    np.nansum: np.sum,
+    np.nanprod: np.prod,
+    np.nanmin: np.nanmin,
+    np.nanmax: np.nanmax,
+}
+# The most partials one task combines. Up to this many, one aggregate task fetches them all
+# (each is a few bytes: the reduced axes have length 1); above it they combine in a tree of
+# this fan-in, so no single task waits on hundreds of transfers in a row and the combining
+# spreads over the workers (log_32(P) levels: 2 up to 1024 ranks).
+_FAN_IN = 32
+
+
+def _concat_reduce(reduction: Callable, axis: int, *parts):
+    """``reduction`` of the partials ``parts`` joined along ``axis`` (a task function)."""
+    joined = parts[0] if len(parts) == 1 else _xp.namespace_of(parts[0]).concatenate(parts, axis)
+    return reduction(joined)
+
+
+def _flat_reduction(
+    np_fn: Callable, a: _dndarray.DNDarray, axes: tuple[int, ...], keepdims: bool, kwargs: dict
+) -> tuple[da.Array, dict]:
+    """``np_fn`` over ``axes`` (the split axis among them): one partial per rank, one aggregate.
+
+    Each non-empty rank reduces its chunk with ``keepdims`` (a task pinned to the rank);
+    one task joins the partials along the split axis and reduces them with
+    ``_FLAT_AGGREGATES[np_fn]`` (above :data:`_FAN_IN` partials, a tree does). Dask's
+    tree reduction would add a per-chunk task and ``log2(P)`` levels of combining.
+
+    If ``a`` is the unpersisted result of an elementwise operation (``a._producer``),
+    each partial runs that operation on the operands' blocks and reduces in one task,
+    so ``(a + 1).sum()`` is ``P + 1`` tasks and ``a + 1`` is not in the graph. The
+    fused layers get names of their own (a token over "fused", the operation's name and
+    the reduction), so a key always means one task, whichever arrays are computed together.
+
+    Returns the result (one chunk) and the rank of each partial and combining task.
+    Dtypes follow Dask's reductions: sum and prod (and their nan-forms) reduce in the
+    dtype numpy gives one element of ``a``'s dtype, unless ``dtype`` is given.
+    """
+    x = a.to_dask()
+    split = a.split
+    kwargs = dict(kwargs)
+    if np_fn in (np.sum, np.prod, np.nansum, np.nanprod) and "dtype" not in kwargs:
+        kwargs["dtype"] = np_fn(np.ones(1, dtype=x.dtype)).dtype
+    producer = a._producer if a._producer is not None and a._producer.name == x.name else None
+    label = np_fn.__name__
+    if producer is None:
+        token = tokenize("flat", label, x.name, axes, keepdims, kwargs)
+        prefix, dependencies = label, [x]
+    else:
+        token = tokenize("fused", label, producer.name, axes, keepdims, kwargs)
+        fn_name = getattr(producer.fn, "__name__", "elementwise")
+        prefix, dependencies = f"{fn_name}-{label}", producer.arrays()
+    partial = functools.partial(np_fn, axis=axes, keepdims=True, **kwargs)
+    dsk: dict = {}
+    task_ranks: dict = {}
+    level = []
+    for r, count in enumerate(x.chunks[split]):
+        if not count:
+            continue  # an empty rank adds nothing (and min/max have no identity)
+        idx = _graph.block_index(split, x.ndim, r)
+        key = (f"{prefix}-partial-{token}", r)
+        dsk[key] = (partial, (x.name, *idx) if producer is None else producer.task(idx))
+        task_ranks[key] = r
+        level.append(key)
+    combine = functools.partial(_FLAT_AGGREGATES[np_fn], axis=axes, keepdims=True, **kwargs)
+    depth = 0
+    while len(level) > _FAN_IN:
+        depth += 1
+        upper = []
+        for i in range(0, len(level), _FAN_IN):
+            key = (f"{prefix}-combine{depth}-{token}", i // _FAN_IN)
+            dsk[key] = (_concat_reduce, combine, split, *level[i : i + _FAN_IN])
+            task_ranks[key] = task_ranks[level[i]]
+            upper.append(key)
+        level = upper
+    final = functools.partial(_FLAT_AGGREGATES[np_fn], axis=axes, keepdims=keepdims, **kwargs)
+    shape = tuple(
+        (1 if keepdims else None) if axis in axes else n for axis, n in enumerate(x.shape)
+    )
+    shape = tuple(n for n in shape if n is not None)
+    name = f"{prefix}-{token}"
+    dsk[(name, *(0,) * len(shape))] = (_concat_reduce, final, split, *level)
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=dependencies)
+    dtype = _result_dtype(final, x.dtype, x.ndim)
+    meta = _graph.meta_of(dtype, len(shape), like=x)
+    return new_array(graph, name, tuple((n,) for n in shape), meta), task_ranks
 
 
 def arg_reduce(

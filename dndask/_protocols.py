@@ -137,6 +137,9 @@ def _select(ufunc: np.ufunc, index: int, kwargs: dict) -> Callable:
 
 
 def _apply(ufunc: np.ufunc, kwargs: dict) -> Callable:
+    if not kwargs:  # the ufunc itself: a reduction over the split axis can then fuse it
+        return ufunc
+
     def apply(*values):
         return ufunc(*values, **kwargs)
 
