@@ -34,7 +34,7 @@ for _key, _value in QUIET_POLLING.items():
     _name = "DASK_" + _key.upper().replace(".", "__").replace("-", "_")
     os.environ.setdefault(_name, str(_value))
 
-import dndask as ht
+import dndask as ht  # noqa: E402 (after the settings above)
 
 N_WORKERS = 5
 RANK_COUNTS = (1, 2, 3, 4, 5)
