@@ -57,6 +57,11 @@ def layouts(shapes, rank_counts=RANK_COUNTS):
 
 def assert_layout(a: ht.DNDarray, expected: np.ndarray, split, comm) -> None:
     """Values, split, comm and the chunk invariant of ``a`` against numpy."""
+    _assert_layout_metadata(a, expected, split, comm)
+    _assert_same_values(a.numpy(), expected)
+
+
+def _assert_layout_metadata(a: ht.DNDarray, expected: np.ndarray, split, comm) -> None:
     assert isinstance(a, ht.DNDarray)
     assert a.shape == expected.shape
     assert a.split == split
@@ -68,9 +73,47 @@ def assert_layout(a: ht.DNDarray, expected: np.ndarray, split, comm) -> None:
     assert tuple(lmap.shape) == (comm.size, a.ndim)
     if split is not None:
         assert lmap[:, split].tolist() == list(chunks[split])
-    values = a.numpy()
+
+
+def _assert_same_values(values: np.ndarray, expected: np.ndarray) -> None:
     np.testing.assert_array_equal(values, expected)
     assert values.dtype == expected.dtype
+
+
+class LayoutBatch:
+    """:func:`assert_layout` in two steps: the metadata at :meth:`add`, the values of every
+    added array in one round trip (:func:`values_of`) when the ``with`` block ends::
+
+        with LayoutBatch() as batch:
+            for op in ops:
+                batch.add(op(a), op(g), split, comm)
+    """
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[ht.DNDarray, np.ndarray]] = []
+
+    def add(self, a: ht.DNDarray, expected: np.ndarray, split, comm) -> None:
+        """:func:`assert_layout`: the metadata now, the values at :meth:`check`."""
+        _assert_layout_metadata(a, expected, split, comm)
+        self.expect(a, expected)
+
+    def expect(self, a: ht.DNDarray, expected: np.ndarray) -> None:
+        """Only the values (and dtype) of ``a``, at :meth:`check`."""
+        self.pending.append((a, expected))
+
+    def check(self) -> None:
+        """Compare the values of everything added so far (one round trip), then forget them."""
+        pending, self.pending = self.pending, []
+        values = values_of(a for a, _ in pending)
+        for (_, expected), got in zip(pending, values, strict=True):
+            _assert_same_values(got, expected)
+
+    def __enter__(self) -> LayoutBatch:
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if kind is None:  # an assertion that already failed is the one to report
+            self.check()
 
 
 def received_bytes(client, since: float) -> int:

@@ -11,7 +11,15 @@ import distributed
 import numpy as np
 import pytest
 import torch
-from conftest import RANK_COUNTS, assert_layout, holders, layouts, splits_of
+from conftest import (
+    RANK_COUNTS,
+    LayoutBatch,
+    assert_layout,
+    holders,
+    layouts,
+    splits_of,
+    values_of,
+)
 
 import dndask as ht
 from dndask._dndarray import from_dask
@@ -190,19 +198,20 @@ def test_elementwise_with_scalars_and_arrays(comm_of, shape, split, n):
     h = g[::-1].copy() * 0.5
     a = ht.array(g, split=split, comm=comm)
     b = ht.array(h, split=split, comm=comm)
-    for op in OPS:
-        assert_layout(op(a, b), op(g, h), split, comm)
-        assert_layout(op(a, 3), op(g, 3), split, comm)
-        assert_layout(op(3, a), op(3, g), split, comm)
-        assert_layout(op(a, h), op(g, h), split, comm)
-    assert_layout(-a, -g, split, comm)
-    assert_layout(abs(-a), g, split, comm)
-    ints = ht.array(g.astype(np.int64), split=split, comm=comm)
-    assert_layout(
-        ~ints & 6 | 1 ^ ints, ~g.astype(np.int64) & 6 | 1 ^ g.astype(np.int64), split, comm
-    )
-    assert_layout(np.exp(a), np.exp(g), split, comm)
-    assert_layout(np.maximum(a, 4.0), np.maximum(g, 4.0), split, comm)
+    with LayoutBatch() as batch:  # the values of all 57 results in one round trip
+        for op in OPS:
+            batch.add(op(a, b), op(g, h), split, comm)
+            batch.add(op(a, 3), op(g, 3), split, comm)
+            batch.add(op(3, a), op(3, g), split, comm)
+            batch.add(op(a, h), op(g, h), split, comm)
+        batch.add(-a, -g, split, comm)
+        batch.add(abs(-a), g, split, comm)
+        ints = ht.array(g.astype(np.int64), split=split, comm=comm)
+        batch.add(
+            ~ints & 6 | 1 ^ ints, ~g.astype(np.int64) & 6 | 1 ^ g.astype(np.int64), split, comm
+        )
+        batch.add(np.exp(a), np.exp(g), split, comm)
+        batch.add(np.maximum(a, 4.0), np.maximum(g, 4.0), split, comm)
 
 
 def test_operands_with_different_layouts(comm_of):
@@ -265,19 +274,22 @@ def test_reductions(comm_of, shape, split, n):
     comm = comm_of(n)
     g = np.random.default_rng(0).standard_normal(shape)
     a = ht.array(g, split=split, comm=comm)
+    results, expected = [], []
     for name in ("sum", "mean", "min", "max"):
         for axis in (None, 0, 1, -1, (0, 2)):
             for keepdims in (False, True):
                 got = getattr(a, name)(axis=axis, keepdims=keepdims)
-                expected = getattr(np, name)(g, axis=axis, keepdims=keepdims)
                 axes = range(3) if axis is None else np.atleast_1d(axis) % 3
                 if split is None or split in axes:
                     want = None
                 else:
                     want = split if keepdims else split - sum(1 for x in axes if x < split)
                 assert got.split == want
-                np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12, atol=1e-12)
                 assert got.comm == comm
+                results.append(got)
+                expected.append(getattr(np, name)(g, axis=axis, keepdims=keepdims))
+    for values, exp in zip(values_of(results), expected, strict=True):  # one round trip
+        np.testing.assert_allclose(values, exp, rtol=1e-12, atol=1e-12)
     assert float(a.sum()) == pytest.approx(g.sum())
     assert a.sum(dtype=ht.float32).dtype == ht.float32
     with pytest.raises(ValueError, match=r"`axis` must be in \[-3, 2\]"):

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 import torch
-from conftest import layouts, received_bytes, splits_of
+from conftest import LayoutBatch, layouts, received_bytes, splits_of
 
 import dndask as ht
 from dndask import _layout
@@ -335,8 +335,12 @@ def test_normalize_key_errors_are_numpys():
 
 
 # ------------------------------------------------------------------ cluster
-def check(result, expected: np.ndarray, split, comm, counts=None) -> None:
-    """Values, dtype, split, chunk invariant (and counts) of ``result``, with one compute."""
+def check(result, expected: np.ndarray, split, comm, counts=None, batch=None) -> None:
+    """Values, dtype, split, chunk invariant (and counts) of ``result``, with one compute.
+
+    With a :class:`LayoutBatch` ``batch``, the values are compared when it checks (one round
+    trip for many results); the rest now.
+    """
     assert isinstance(result, ht.DNDarray)
     assert result.shape == expected.shape and result.split == split and result.comm == comm
     chunks = result.to_dask().chunks
@@ -347,6 +351,9 @@ def check(result, expected: np.ndarray, split, comm, counts=None) -> None:
     assert result.balanced == (
         split is None or chunks[split] == _layout.balanced_counts(expected.shape[split], comm.size)
     )
+    if batch is not None:
+        batch.expect(result, expected)
+        return
     values = result.numpy()
     assert values.dtype == expected.dtype
     np.testing.assert_array_equal(values, expected)
@@ -392,22 +399,24 @@ def expected_split_and_counts(key, shape, split, counts):
 @pytest.mark.parametrize(("shape", "split", "n"), layouts([SHAPE]))
 def test_basic_keys_on_every_layout(comm_of, shape, split, n):
     comm = comm_of(n)
-    for a in arrays_over(comm, G, split):
-        name, before = a.to_dask().name, a.lshape_map.tolist()
-        counts = a.counts_displs()[0] if split is not None else ()
-        for key in BASIC_KEYS:
-            out_split, kept = expected_split_and_counts(key, SHAPE, split, counts)
-            check(a[key], G[key], out_split, comm, kept)
-        assert a.to_dask().name == name and a.lshape_map.tolist() == before
+    with LayoutBatch() as batch:  # the values of every key's result in one round trip
+        for a in arrays_over(comm, G, split):
+            name, before = a.to_dask().name, a.lshape_map.tolist()
+            counts = a.counts_displs()[0] if split is not None else ()
+            for key in BASIC_KEYS:
+                out_split, kept = expected_split_and_counts(key, SHAPE, split, counts)
+                check(a[key], G[key], out_split, comm, kept, batch)
+            assert a.to_dask().name == name and a.lshape_map.tolist() == before
 
 
 @pytest.mark.parametrize(("shape", "split", "n"), layouts([SHAPE], rank_counts=(1, 3, 5)))
 def test_advanced_and_mask_keys_on_every_layout(comm_of, shape, split, n):
     comm = comm_of(n)
-    for a in arrays_over(comm, G, split):
-        for key in ADVANCED_KEYS + MASK_KEYS:
-            b = a[key]
-            check(b, G[key], b.split, comm)
+    with LayoutBatch() as batch:  # the values of every key's result in one round trip
+        for a in arrays_over(comm, G, split):
+            for key in ADVANCED_KEYS + MASK_KEYS:
+                b = a[key]
+                check(b, G[key], b.split, comm, batch=batch)
 
 
 def test_an_int_on_the_split_axis_gives_split_none_from_its_owner(comm_of):
@@ -542,11 +551,16 @@ def value_kinds(expected_shape, comm, rng):
     yield np.float32(-2.5), np.array(-2.5)
 
 
-def assert_assigned(a, key, value, expected_values, before_name=None):
+def assert_assigned(a, key, value, expected_values, before_name=None, batch=None):
+    """``a[key] = value``, then ``a``'s layout and values (those at ``batch``'s check if given:
+    ``a`` must not change again before it)."""
     lmap = a.lshape_map.tolist()
     split = a.split
     a[key] = value
     assert a.split == split and a.lshape_map.tolist() == lmap  # chunks exactly as they were
+    if batch is not None:
+        batch.expect(a, expected_values)
+        return
     np.testing.assert_array_equal(a.numpy(), expected_values)
 
 
@@ -569,20 +583,25 @@ SET_KEYS = [
 def test_setitem_on_every_layout(comm_of, shape, split, n):
     comm = comm_of(n)
     rng = np.random.default_rng(n)
-    for i, key in enumerate(SET_KEYS):
-        sel = G[key].shape
-        values = [
-            rng.random(sel),
-            ht.array(rng.random(sel), split=0 if sel else None, comm=comm),
-            np.float32(3.0),
-            ht.array(rng.random((1, *sel[1:])), split=len(sel) - 1, comm=comm) if sel else 1,
-        ]
-        for a in arrays_over(comm, G, split):
-            for value in values[i % 2 :: 2]:  # each key meets a numpy and a DNDarray value
-                b = a.copy()
-                expected = G.copy()
-                expected[key] = value.numpy() if isinstance(value, ht.DNDarray) else value
-                assert_assigned(b, key, value, expected)
+    with LayoutBatch() as batch:  # every assigned copy's values in one round trip
+        for i, key in enumerate(SET_KEYS):
+            sel = G[key].shape
+            # (value, its numpy values): a DNDarray value is made from the numpy one
+            plain, first = rng.random(sel), rng.random(sel)
+            last = rng.random((1, *sel[1:])) if sel else None
+            values = [
+                (plain, None),
+                (ht.array(first, split=0 if sel else None, comm=comm), first),
+                (np.float32(3.0), None),
+                (ht.array(last, split=len(sel) - 1, comm=comm), last) if sel else (1, None),
+            ]
+            for a in arrays_over(comm, G, split):
+                # each key meets a numpy and a DNDarray value
+                for value, as_numpy in values[i % 2 :: 2]:
+                    b = a.copy()  # each assignment on its own copy: checked after all of them
+                    expected = G.copy()
+                    expected[key] = value if as_numpy is None else as_numpy
+                    assert_assigned(b, key, value, expected, batch=batch)
 
 
 def test_setitem_with_every_kind_of_value(comm_of):

@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 import torch
-from conftest import assert_layout, holders, layouts, received_bytes
+from conftest import LayoutBatch, assert_layout, holders, layouts, received_bytes
 from dask.core import get_dependencies
 
 import dndask as ht
@@ -97,9 +97,12 @@ def snapshot(a: ht.DNDarray):
     return a.lshape_map.tolist(), a.split, a.to_dask().name
 
 
-def assert_unchanged(a: ht.DNDarray, before, values: np.ndarray) -> None:
+def assert_unchanged(a: ht.DNDarray, before, values: np.ndarray, batch=None) -> None:
     assert snapshot(a) == before
-    np.testing.assert_array_equal(a.numpy(), values)
+    if batch is None:
+        np.testing.assert_array_equal(a.numpy(), values)
+    else:
+        batch.expect(a, values)
 
 
 def local_axis(shape, split, new_shape, k) -> bool:
@@ -123,7 +126,8 @@ RESHAPES = {
 FEW_RANKS = (1, 3, 5)  # one rank, uneven shares, and more ranks than rows
 
 
-def check_reshape(a: ht.DNDarray, g: np.ndarray, target, new_split) -> None:
+def check_reshape(a: ht.DNDarray, g: np.ndarray, target, new_split, batch=None) -> None:
+    """``a.reshape(target)`` against numpy and what moved (its values at ``batch``'s check)."""
     expected = g.reshape(target)
     b = a.reshape(target, new_split=new_split)
     if new_split is not None:
@@ -132,7 +136,10 @@ def check_reshape(a: ht.DNDarray, g: np.ndarray, target, new_split) -> None:
         split = None
     else:
         split = a.split if a.split < expected.ndim else b.split
-    assert_layout(b, expected, split, a.comm)
+    if batch is None:
+        assert_layout(b, expected, split, a.comm)
+    else:
+        batch.add(b, expected, split, a.comm)
     if a.split is None:
         if new_split is None:
             assert own_rank_only(b, a)
@@ -157,10 +164,11 @@ def test_reshape_matches_numpy_on_every_split(comm_of, shape, split, n):
     g = data(shape)
     a = make(g, split, comm, uneven=True)
     before = snapshot(a)
-    for target in RESHAPES[shape]:
-        for new_split in {None, 0, len(target) - 1}:
-            check_reshape(a, g, target, new_split)
-    assert_unchanged(a, before, g)
+    with LayoutBatch() as batch:  # the values of every reshape (and of ``a``) in one round trip
+        for target in RESHAPES[shape]:
+            for new_split in {None, 0, len(target) - 1}:
+                check_reshape(a, g, target, new_split, batch)
+        assert_unchanged(a, before, g, batch)
 
 
 @pytest.mark.parametrize("n", [2, 4])
@@ -641,27 +649,35 @@ def test_repeat_scales_counts_locally(comm_of, shape, split, n):
     g = data(shape)
     a = make(g, split, comm, uneven=True)
     rng = np.random.default_rng(len(shape) * 10 + n)
-    for axis in range(len(shape)):
-        length = shape[axis]
-        for reps in (2, [3], rng.integers(0, 4, length), torch.tensor(rng.integers(0, 3, length))):
-            b = ht.repeat(a, reps, axis=axis)
-            np_reps = reps.numpy() if isinstance(reps, torch.Tensor) else reps
-            assert_layout(b, np.repeat(g, np_reps, axis=axis), split, comm)
-            if split == axis:
-                per_row = np.broadcast_to(np.asarray(np_reps).reshape(-1), (length,))
-                displs = a.counts_displs()[1]
-                assert counts(b) == [
-                    int(per_row[d : d + c].sum()) for d, c in zip(displs, counts(a), strict=True)
-                ]
-            elif split is not None:
-                assert counts(b) == counts(a)
-            assert own_rank_only(b, a)
-    b = a.repeat(2)
-    assert_layout(b, np.repeat(g, 2), None if split is None else 0, comm)
-    r = ht.array(np.arange(g.size) % 3, split=0, comm=comm)
-    assert_layout(
-        ht.repeat(a, r), np.repeat(g, np.arange(g.size) % 3), None if split is None else 0, comm
-    )
+    with LayoutBatch() as batch:  # the values of every result in one round trip
+        for axis in range(len(shape)):
+            length = shape[axis]
+            every_reps = (
+                2,
+                [3],
+                rng.integers(0, 4, length),
+                torch.tensor(rng.integers(0, 3, length)),
+            )
+            for reps in every_reps:
+                b = ht.repeat(a, reps, axis=axis)
+                np_reps = reps.numpy() if isinstance(reps, torch.Tensor) else reps
+                batch.add(b, np.repeat(g, np_reps, axis=axis), split, comm)
+                if split == axis:
+                    per_row = np.broadcast_to(np.asarray(np_reps).reshape(-1), (length,))
+                    displs = a.counts_displs()[1]
+                    assert counts(b) == [
+                        int(per_row[d : d + c].sum())
+                        for d, c in zip(displs, counts(a), strict=True)
+                    ]
+                elif split is not None:
+                    assert counts(b) == counts(a)
+                assert own_rank_only(b, a)
+        b = a.repeat(2)
+        batch.add(b, np.repeat(g, 2), None if split is None else 0, comm)
+        r = ht.array(np.arange(g.size) % 3, split=0, comm=comm)
+        batch.add(
+            ht.repeat(a, r), np.repeat(g, np.arange(g.size) % 3), None if split is None else 0, comm
+        )
 
 
 def test_repeat_bad_input(comm_of):

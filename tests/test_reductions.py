@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_layout, layouts, skewed, values_of
+from conftest import LayoutBatch, assert_layout, layouts, skewed, values_of
 
 import dndask as ht
 
@@ -63,17 +63,18 @@ def test_arg_reductions(comm_of, shape, split, n):
 def test_cumulative(comm_of, shape, split, n):
     comm = comm_of(n)
     g = np.arange(1, 25, dtype=np.int64).reshape(shape) % 5 + 1
-    for a in _inputs(g, split, comm):
-        for name in ("cumsum", "cumprod"):
-            for axis in (0, 1, -1):
-                got = getattr(ht, name)(a, axis)
-                assert_layout(got, getattr(np, name)(g, axis=axis), split, comm)
-                if split is not None:  # the distribution is kept
-                    assert got.lshape_map.tolist() == a.lshape_map.tolist()
-            flat = getattr(a, name)()
-            np.testing.assert_array_equal(flat.numpy(), getattr(np, name)(g))
-            assert flat.split == (None if split is None else 0)
-        assert ht.cumsum(a, 0, dtype=ht.float32).dtype == ht.float32
+    with LayoutBatch() as batch:  # the values of every result in one round trip
+        for a in _inputs(g, split, comm):
+            for name in ("cumsum", "cumprod"):
+                for axis in (0, 1, -1):
+                    got = getattr(ht, name)(a, axis)
+                    batch.add(got, getattr(np, name)(g, axis=axis), split, comm)
+                    if split is not None:  # the distribution is kept
+                        assert got.lshape_map.tolist() == a.lshape_map.tolist()
+                flat = getattr(a, name)()
+                batch.expect(flat, getattr(np, name)(g))
+                assert flat.split == (None if split is None else 0)
+            assert ht.cumsum(a, 0, dtype=ht.float32).dtype == ht.float32
 
 
 def test_empty_ranks_and_zero_size(comm_of):
