@@ -73,6 +73,40 @@ def assert_layout(a: ht.DNDarray, expected: np.ndarray, split, comm) -> None:
     assert values.dtype == expected.dtype
 
 
+class LayoutChecks:
+    """:func:`assert_layout`'s checks: the layout at once, the values of all in one round trip.
+
+    ``checks(a, expected, split, comm)`` checks the type, shape, split, comm and chunks of
+    ``a`` and keeps it; ``checks.values()`` fetches every kept array with one ``values_of``
+    and compares each with its expected values and dtype.
+    """
+
+    def __init__(self) -> None:
+        self.arrays: list[ht.DNDarray] = []
+        self.expected: list[np.ndarray] = []
+
+    def __call__(self, a: ht.DNDarray, expected: np.ndarray, split, comm) -> None:
+        assert isinstance(a, ht.DNDarray)
+        assert a.shape == expected.shape
+        assert a.split == split
+        assert a.comm == comm
+        chunks = a.to_dask().chunks
+        for axis, c in enumerate(chunks):
+            assert len(c) == (comm.size if axis == split else 1)
+        lmap = a.lshape_map
+        assert tuple(lmap.shape) == (comm.size, a.ndim)
+        if split is not None:
+            assert lmap[:, split].tolist() == list(chunks[split])
+        self.arrays.append(a)
+        self.expected.append(expected)
+
+    def values(self) -> None:
+        for values, expected in zip(values_of(self.arrays), self.expected, strict=True):
+            values = np.asarray(values)  # a 0-d result may come back as a numpy scalar
+            np.testing.assert_array_equal(values, expected)
+            assert values.dtype == expected.dtype
+
+
 def received_bytes(client, since: float) -> int:
     """Bytes the workers fetched from each other after ``since`` (their own transfer logs).
 
