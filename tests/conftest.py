@@ -76,6 +76,7 @@ def _assert_layout_metadata(a: ht.DNDarray, expected: np.ndarray, split, comm) -
 
 
 def _assert_same_values(values: np.ndarray, expected: np.ndarray) -> None:
+    values = np.asarray(values)  # a 0-d result may come back as a numpy scalar
     np.testing.assert_array_equal(values, expected)
     assert values.dtype == expected.dtype
 

@@ -426,20 +426,23 @@ def test_nonzero_where_and_coordinate_keys(comm_of, n):
     comm = comm_of(n)
     x = np.array([[0, 2, 0], [4, 0, 6], [7, 8, 0], [0, 0, 1]])
     coords = np.stack(np.nonzero(x), axis=1)
+    results, expected = [], []  # their values in one round trip, below
     for split in splits_of(2):
         base = ht.array(x, split=split, comm=comm)
         for a in (base, skewed(base)):
             nz = ht.nonzero(a)
             assert nz.dtype is ht.int64 and nz.split == (None if split is None else 0)
-            np.testing.assert_array_equal(nz.numpy(), coords)
-            np.testing.assert_array_equal(ht.where(a > 0).numpy(), coords)
-            np.testing.assert_array_equal(a[nz].numpy(), x[tuple(coords.T)])
+            results += [nz, ht.where(a > 0), a[nz]]
+            expected += [coords, coords, x[tuple(coords.T)]]
             b = a.copy()
             b[nz] = 10.0  # an integral float into an int array, as Heat allows
-            np.testing.assert_array_equal(b.numpy(), np.where(x != 0, 10, 0))
-            np.testing.assert_array_equal(ht.where(a > 1, a, -1).numpy(), np.where(x > 1, x, -1))
+            results += [b, ht.where(a > 1, a, -1)]
+            expected += [np.where(x != 0, 10, 0), np.where(x > 1, x, -1)]
     one_d = ht.array(np.array([0, 3, 0, 4]), split=0, comm=comm)
-    np.testing.assert_array_equal(ht.nonzero(one_d).numpy(), [1, 3])
+    results.append(ht.nonzero(one_d))
+    expected.append([1, 3])
+    for got, want in zip(values_of(results), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
     with pytest.raises(TypeError, match=r"`value` of dtype float64 cannot be cast"):
         b[0, 0] = 1.5  # a fraction would be truncated: still refused
 

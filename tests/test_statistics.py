@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from conftest import assert_layout, layouts
+from conftest import LayoutBatch, assert_layout, layouts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -153,6 +153,7 @@ def test_percentile_against_numpy(comm_of, shape, split, n):
     comm = comm_of(n)
     g = np.random.default_rng(1).integers(0, 7, size=shape).astype(np.float64)  # ties
     axes = [None, *range(len(shape)), tuple(range(len(shape)))]
+    check = LayoutBatch()
     for a in inputs(g, split, comm):
         for axis in axes:
             for i, q in enumerate(QS):
@@ -160,7 +161,8 @@ def test_percentile_against_numpy(comm_of, shape, split, n):
                 got = ht.percentile(a, q, axis=axis, keepdims=keepdims)
                 want = np.asarray(np.percentile(g, q, axis=axis, keepdims=keepdims))
                 lead = np.ndim(q)
-                assert_layout(got, want, reduced_split(shape, split, axis, keepdims, lead), comm)
+                check.add(got, want, reduced_split(shape, split, axis, keepdims, lead), comm)
+    check.check()
 
 
 @pytest.mark.parametrize(("shape", "split", "n"), layouts([(7,), (3, 4, 2)], rank_counts=(1, 3, 5)))
@@ -168,12 +170,14 @@ def test_median_against_numpy(comm_of, shape, split, n):
     comm = comm_of(n)
     g = np.random.default_rng(2).integers(-3, 4, size=shape)
     axes = [None, 0, -1] + ([(0, len(shape) - 1)] if len(shape) > 1 else [])
+    check = LayoutBatch()
     for a in inputs(g, split, comm):
         for i, axis in enumerate(axes):
             keepdims = bool(i % 2)
             got = ht.median(a, axis=axis, keepdims=keepdims)
             want = np.asarray(np.median(g, axis=axis, keepdims=keepdims))
-            assert_layout(got, want, reduced_split(shape, split, axis, keepdims), comm)
+            check.add(got, want, reduced_split(shape, split, axis, keepdims), comm)
+    check.check()
 
 
 def test_global_selection_every_method_and_dtype(comm_of, monkeypatch):
@@ -311,10 +315,11 @@ def test_average_against_numpy(comm_of, shape, split, n):
     rng = np.random.default_rng(6)
     g = rng.integers(0, 9, size=shape).astype(np.float64)  # integer values: sums are exact
     w = rng.integers(1, 4, size=shape)
+    check = LayoutBatch()
     for a in inputs(g, split, comm):
         for axis in [None, *range(len(shape))]:
             want_split = _split_of_reduction(split, axis, len(shape))
-            assert_layout(
+            check.add(
                 ht.average(a, axis=axis), np.asarray(np.average(g, axis=axis)), want_split, comm
             )
             # split weights on a split=None `a`: the result follows the weights (Heat's rule)
@@ -322,16 +327,17 @@ def test_average_against_numpy(comm_of, shape, split, n):
             weighted_split = _split_of_reduction(0 if split is None else split, axis, len(shape))
             avg, total = ht.average(a, axis=axis, weights=weights, returned=True)
             want_avg, want_total = np.average(g, axis=axis, weights=w, returned=True)
-            assert_layout(avg, np.asarray(want_avg), weighted_split, comm)
-            assert_layout(total, np.asarray(want_total), weighted_split, comm)
+            check.add(avg, np.asarray(want_avg), weighted_split, comm)
+            check.add(total, np.asarray(want_total), weighted_split, comm)
             if axis is not None:
                 w1 = np.arange(1, shape[axis] + 1)
                 kinds = (ht.array(w1, split=0, comm=comm), w1, torch.from_numpy(w1))
                 w1_in = kinds[(axis + (split or 0)) % 3]  # each kind on some axis and split
                 avg, total = ht.average(a, axis=axis, weights=w1_in, returned=True)
                 want_avg, want_total = np.average(g, axis=axis, weights=w1, returned=True)
-                assert_layout(avg, want_avg, want_split, comm)
-                assert_layout(total, want_total, want_split, comm)
+                check.add(avg, want_avg, want_split, comm)
+                check.add(total, want_total, want_split, comm)
+    check.check()
 
 
 def _split_of_reduction(split, axis, ndim, keepdims=False):
@@ -381,11 +387,13 @@ def test_bincount_against_numpy(comm_of, shape, split, n):
     comm = comm_of(n)
     g = np.random.default_rng(7).integers(0, 6, size=shape)
     w = np.linspace(0.5, 3.5, shape[0])
+    check = LayoutBatch()
     for x in inputs(g, split, comm):
-        assert_layout(ht.bincount(x), np.bincount(g), None, comm)
-        assert_layout(ht.bincount(x, minlength=9), np.bincount(g, minlength=9), None, comm)
+        check.add(ht.bincount(x), np.bincount(g), None, comm)
+        check.add(ht.bincount(x, minlength=9), np.bincount(g, minlength=9), None, comm)
         for weights in (w, ht.array(w, split=0, comm=comm), torch.from_numpy(w)):
-            assert_layout(ht.bincount(x, weights=weights), np.bincount(g, weights=w), None, comm)
+            check.add(ht.bincount(x, weights=weights), np.bincount(g, weights=w), None, comm)
+    check.check()
 
 
 def test_bincount_empty_bool_and_bad_input(comm_of):
@@ -426,6 +434,7 @@ def test_histogram_against_numpy(comm_of, shape, split, n):
     g = rng.integers(-5, 6, size=shape).astype(np.float32)
     w = rng.integers(1, 4, size=shape).astype(np.float64)
     edges = [-5.0, -1.0, 0.0, 0.0, 2.5, 5.0]
+    check = LayoutBatch()
     for a in inputs(g, split, comm):
         for kwargs in (
             {},
@@ -437,15 +446,16 @@ def test_histogram_against_numpy(comm_of, shape, split, n):
             hist, bin_edges = ht.histogram(a, **kwargs)
             np_kwargs = {k: (w if k == "weights" else v) for k, v in kwargs.items()}
             want_hist, want_edges = np.histogram(g, **np_kwargs)
-            assert_layout(hist, want_hist, None, comm)
-            assert_layout(bin_edges, want_edges, None, comm)
+            check.add(hist, want_hist, None, comm)
+            check.add(bin_edges, want_edges, None, comm)
         for kwargs in (
             {"bins": 7},
             {"bins": 4, "min": -2, "max": 3},
             {"bins": 3, "min": 4, "max": 4},
         ):
             want = torch.histc(torch.from_numpy(g), **kwargs).numpy()
-            assert_layout(ht.histc(a, **kwargs), want, None, comm)
+            check.add(ht.histc(a, **kwargs), want, None, comm)
+    check.check()
 
 
 def test_histograms_edge_cases(comm_of):
