@@ -67,10 +67,10 @@ def _global_index(offsets, lshape, gshape, strides) -> np.ndarray:
 
     ``strides`` are :func:`_strides` of ``gshape``, computed once per chunk.
     """
-    base = sum(off * stride for off, stride in zip(offsets, strides, strict=True))
-    if tuple(lshape[1:]) == tuple(gshape[1:]):  # whole trailing axes: one contiguous run
-        return np.arange(base, base + math.prod(lshape), dtype=np.uint64).reshape(lshape)
-    flat = np.full(lshape, base, dtype=np.uint64)
+    start = _run_start(offsets, lshape, gshape, strides)
+    if start is not None:
+        return np.arange(start, start + math.prod(lshape), dtype=np.uint64).reshape(lshape)
+    flat = np.full(lshape, _first_index(offsets, strides), dtype=np.uint64)
     for axis, (n, stride) in enumerate(zip(lshape, strides, strict=True)):
         shape = [1] * len(lshape)
         shape[axis] = n
@@ -201,6 +201,11 @@ def _run_start(offsets, lshape, gshape, strides) -> int | None:
     outer = next((a for a, n in enumerate(lshape) if n > 1), len(lshape))
     if tuple(lshape[outer + 1 :]) != tuple(gshape[outer + 1 :]):
         return None
+    return _first_index(offsets, strides)
+
+
+def _first_index(offsets, strides) -> int:
+    """The C-order flat global index of a box's first element."""
     return sum(off * stride for off, stride in zip(offsets, strides, strict=True))
 
 
