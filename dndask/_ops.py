@@ -449,8 +449,7 @@ _FAN_IN = 32
 
 def _concat_reduce(reduction: Callable, axis: int, *parts):
     """``reduction`` of the partials ``parts`` joined along ``axis`` (a task function)."""
-    joined = parts[0] if len(parts) == 1 else _xp.namespace_of(parts[0]).concatenate(parts, axis)
-    return reduction(joined)
+    return reduction(_xp.concatenate(parts, axis))
 
 
 def _flat_reduction(

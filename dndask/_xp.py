@@ -15,7 +15,7 @@ same code path that CuPy takes, with no switch in the code that uses it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,7 @@ __all__ = [
     "Backend",
     "Device",
     "backend",
+    "concatenate",
     "cpu",
     "device_of",
     "empty_like_meta",
@@ -211,6 +212,15 @@ def namespace_of(chunk_or_meta) -> Any:
     'numpy'
     """
     return _backend_of(chunk_or_meta).module
+
+
+def concatenate(parts: Sequence, axis: int | None):
+    """Chunks joined along ``axis`` in their own namespace; a single one as it is.
+
+    >>> concatenate([np.zeros(1), np.ones(2)], 0)
+    array([0., 1., 1.])
+    """
+    return parts[0] if len(parts) == 1 else namespace_of(parts[0]).concatenate(parts, axis=axis)
 
 
 def device_of(chunk_or_meta) -> Device:

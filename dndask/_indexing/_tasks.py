@@ -39,7 +39,7 @@ def take(chunk: np.ndarray, key: tuple, shape: tuple[int, ...], mask=None) -> np
 def join(parts: list, axis: int | None, order, shape: tuple[int, ...]) -> np.ndarray:
     """Join pieces along ``axis``, reorder them along it, reshape to ``shape``."""
     xp = _xp.namespace_of(parts[0])
-    out = parts[0] if len(parts) == 1 else xp.concatenate(parts, axis=axis)
+    out = _xp.concatenate(parts, axis)
     if order is not None:
         out = xp.take(out, _in(xp, order), axis=axis)
     return xp.asarray(out).reshape(shape)

@@ -42,7 +42,7 @@ def _joined(part, axis: int | None) -> np.ndarray:
     """A block, or the whole operand from the list of its chunks."""
     if not isinstance(part, list):
         return part
-    return part[0] if len(part) == 1 else _xp.namespace_of(part[0]).concatenate(part, axis=axis)
+    return _xp.concatenate(part, axis)
 
 
 def _block_product(fn: Callable, a, a_axis, b, b_axis, dtype) -> np.ndarray:
