@@ -225,10 +225,7 @@ def _start_local(n_workers, gpus: Sequence[str] | None, tls: bool, cluster_kwarg
             n_workers=0,  # added below, each with its GPU
             worker_env=envs,
             # the workers' own config: device memory must not be spilled to disk
-            config={
-                "distributed.worker.memory.target": False,
-                "distributed.worker.memory.spill": False,
-            },
+            config=dict(_launch.GPU_WORKER_CONFIG),
         )
     if tls:
         options.update(security=distributed.Security.temporary(), protocol="tls")

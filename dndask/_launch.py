@@ -15,6 +15,13 @@ from typing import NamedTuple
 SCHEDULER_RANK = 0
 CLIENT_RANK = 1
 FIRST_WORKER_RANK = 2
+
+# A GPU worker's own Dask config: device chunks must never be spilled to disk, so the
+# memory target and spill thresholds are off (embedded cluster and MPI job alike).
+GPU_WORKER_CONFIG = {
+    "distributed.worker.memory.target": False,
+    "distributed.worker.memory.spill": False,
+}
 MIN_WORLD_SIZE = 3
 
 

@@ -19,6 +19,7 @@ import os
 import socket
 import sys
 
+import dask
 import distributed
 
 from . import _launch
@@ -146,8 +147,9 @@ def start(
         client.wait_for_workers(world.Get_size() - _launch.FIRST_WORKER_RANK)
         return client  # dndask's exit hook (ht.shutdown) ends the job through shutdown()
 
-    if device is not None:
+    if device is not None:  # this process is a worker rank: its own settings
         os.environ["CUDA_VISIBLE_DEVICES"] = device
+        dask.config.set(_launch.GPU_WORKER_CONFIG)
 
     async def work():
         async with distributed.Worker(

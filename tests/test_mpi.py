@@ -27,14 +27,14 @@ def env(**extra) -> dict:
     return {**os.environ, "DNDASK_INTERFACE": "lo", "DNDASK_PROGRESS": "off", **extra}
 
 
-def mpirun(n: int, *args: str) -> subprocess.CompletedProcess:
+def mpirun(n: int, *args: str, **extra_env: str) -> subprocess.CompletedProcess:
     """Run ``args`` on ``n`` MPI processes; a hang fails the test instead of CI."""
     return subprocess.run(
         [MPIRUN, "-np", str(n), *args],
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
-        env=env(),
+        env=env(**extra_env),
         cwd=ROOT,
     )
 
@@ -69,6 +69,28 @@ def test_too_few_ranks_is_a_clear_error():
         "`mpi=True` needs at least 3 MPI ranks (scheduler, client, one worker), got 2"
         in result.stderr
     )
+
+
+def test_gpu_true_binds_each_worker_rank_to_a_gpu_of_its_node():
+    # CUDA_VISIBLE_DEVICES stands for the node's two GPUs; the check starts no CUDA
+    result = mpirun(5, sys.executable, "tests/mpi/check_gpu_binding.py", CUDA_VISIBLE_DEVICES="4,6")
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    # worker ranks 2, 3, 4 take the node's GPUs in turn; one thread; no spilling
+    for rank, gpu in ((2, "4"), (3, "6"), (4, "4")):
+        line = f"worker rank {rank}: CUDA_VISIBLE_DEVICES={gpu} GPU=1 target=False spill=False"
+        assert f"{line} threads=1" in out, out
+    assert "client CUDA_VISIBLE_DEVICES: 4,6" in out  # the client rank is left as it was
+    assert "values checked on 3 ranks" in out
+    assert "Traceback" not in result.stderr
+
+
+def test_gpu_true_without_a_gpu_is_a_clear_error_on_every_rank():
+    code = "import dndask as ht; ht.init(mpi=True, gpu=True)"
+    result = mpirun(4, sys.executable, "-c", code, CUDA_VISIBLE_DEVICES="")
+    assert result.returncode != 0
+    message = "`gpu=True` needs a GPU for every worker, but the node of MPI ranks [2, 3] has none"
+    assert result.stderr.count(message) == 4, result.stderr  # no rank waits for the others
 
 
 def test_mpi_without_mpirun_is_a_clear_error():
