@@ -6,6 +6,7 @@ sub-comms of the session cluster, so no test starts its own cluster.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 
@@ -35,6 +36,7 @@ for _key, _value in QUIET_POLLING.items():
     os.environ.setdefault(_name, str(_value))
 
 import dndask as ht  # noqa: E402 (after the settings above)
+from dndask import _xp  # noqa: E402
 
 N_WORKERS = 5
 RANK_COUNTS = (1, 2, 3, 4, 5)
@@ -249,6 +251,63 @@ def standin(client):
 
     _standin.install(client)
     return _standin
+
+
+def cuda_missing() -> str | None:
+    """Why real CuPy chunks cannot run here, or ``None`` when they can."""
+    cupy = _xp.cupy
+    if cupy is None:
+        return "CuPy is not installed"
+    try:
+        return None if cupy.cuda.runtime.getDeviceCount() > 0 else "no CUDA device"
+    except Exception as exc:  # no driver
+        return f"CUDA is not usable: {exc}"
+
+
+@contextlib.contextmanager
+def gpu_backend_of(kind: str, standin, client):
+    """The ``"gpu"`` device backed by the strict stand-in (``kind="standin"``) or by real CuPy
+    (``"cupy"``: skips without CUDA), in the driver and on the workers; yields its chunk type.
+    """
+    if kind == "standin":
+        yield standin.StrictArray
+        return
+    missing = cuda_missing()
+    if missing:
+        pytest.skip(missing)
+    client.run(standin.deactivate)
+    standin.deactivate()
+    try:
+        yield _xp.cupy.ndarray
+    finally:
+        client.run(standin.activate)
+        standin.activate()
+
+
+# Every device test runs on the stand-in here and on real CuPy where CUDA is (`-m gpu`).
+GPU_BACKENDS = ["standin", pytest.param("cupy", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(params=GPU_BACKENDS)
+def gpu_backend(request, standin, client):
+    """The ``"gpu"`` device of one test: the stand-in, then real CuPy; yields the chunk type."""
+    with gpu_backend_of(request.param, standin, client) as chunk_type:
+        yield chunk_type
+
+
+@pytest.fixture(params=["cpu", *GPU_BACKENDS])
+def device(request, standin, client):
+    """``"cpu"``, or ``"gpu"`` backed by the stand-in, then by real CuPy (as ``gpu_backend``)."""
+    if request.param == "cpu":
+        yield "cpu"
+        return
+    with gpu_backend_of(request.param, standin, client):
+        yield "gpu"
+
+
+def on_device(chunk_or_meta, device: str) -> bool:
+    """Whether ``chunk_or_meta`` is exactly the chunk type of ``device``'s active backend."""
+    return type(chunk_or_meta) is _xp.backend(device).array_type
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,12 @@
-"""The core operations on device chunks: every test runs on cpu and on the strict stand-in.
+"""The core operations on device chunks: every test runs on cpu, the strict stand-in and CuPy.
 
 The stand-in (tests/_standin.py) is the "gpu" backend: its chunks refuse implicit host
 conversion and numpy operands, and refuse to be deserialized in the driver. A test that
 passes on "gpu" proves that the operation kept the chunk type (the result's meta and its
 computed chunks) and that no task moved device data to host behind the caller's back;
 values are compared to numpy after ``compute()``, which copies each chunk to host on its
-worker. Real-CuPy tests carry the ``gpu`` marker and skip without CUDA.
+worker. The same tests run again with real CuPy as the "gpu" backend where CUDA is: those
+carry the ``gpu`` marker and skip without it (conftest's ``device`` and ``gpu_backend``).
 """
 
 import os
@@ -14,29 +15,21 @@ import sys
 import numpy as np
 import pytest
 import torch
-from conftest import holders
+from conftest import gpu_backend_of, holders, on_device
 
 import dndask as ht
 from dndask import _xp
 from dndask._linalg import _tsqr
 
 sys.path.insert(0, os.path.dirname(__file__))
-import _standin
 from _standin import StrictArray
-
-DEVICES = ["cpu", "gpu"]
-
-
-@pytest.fixture(params=DEVICES)
-def device(request, standin):
-    return request.param
 
 
 def check(a: ht.DNDarray, expected, device: str, rtol=1e-6, atol=1e-9) -> None:
     """``a`` is on ``device`` and holds ``expected`` (read back through host copies)."""
     assert isinstance(a, ht.DNDarray)
     assert a.device == device
-    assert isinstance(a.to_dask()._meta, StrictArray) == (device == "gpu")
+    assert on_device(a.to_dask()._meta, device)
     got = a.numpy()
     assert type(got) is np.ndarray
     expected = np.asarray(expected)
@@ -87,7 +80,7 @@ def test_array_puts_driver_data_on_the_device(device, comm_of, split):
     )
 
 
-def test_use_device_is_the_default_of_array_but_not_of_dndarrays(standin, comm_of):
+def test_use_device_is_the_default_of_array_but_not_of_dndarrays(gpu_backend, comm_of):
     cpu = ht.array(data(), split=0, comm=comm_of(2))
     try:
         ht.use_device("gpu")
@@ -126,7 +119,7 @@ RANDOM = [
 
 
 @pytest.mark.parametrize(("name", "make", "exact"), RANDOM, ids=[r[0] for r in RANDOM])
-def test_random_numbers_match_across_devices(standin, comm_of, name, make, exact):
+def test_random_numbers_match_across_devices(gpu_backend, comm_of, name, make, exact):
     ht.random.seed(11)
     cpu = make("cpu", comm_of(3))
     ht.random.seed(11)
@@ -163,7 +156,7 @@ def test_redistribute_resplit_balance_keep_chunks_on_device_and_rank(client, dev
     check(a, values, device)
 
 
-def test_p2p_resplit_of_device_chunks_is_refused(standin, comm_of):
+def test_p2p_resplit_of_device_chunks_is_refused(gpu_backend, comm_of):
     g = ht.array(data(), split=0, comm=comm_of(3), device="gpu")
     with pytest.raises(
         ValueError, match=r"`method` 'p2p' needs host chunks .* got chunks on gpu:0"
@@ -251,7 +244,7 @@ def test_setitem(device, comm_of, split):
     check(a, x, device)
 
 
-def test_mixed_devices_raise_before_any_task(standin, comm_of):
+def test_mixed_devices_raise_before_any_task(gpu_backend, comm_of):
     c = ht.array(data(), split=0, comm=comm_of(3))
     g = ht.array(data(), split=0, comm=comm_of(3), device="gpu")
     name = g.to_dask().name
@@ -290,8 +283,8 @@ def test_sort_and_argsort(device, comm_of, split):
 
 
 # -------------------------------------------------------------------------- per rank
-def _strict_piece(rank):
-    return _standin.StrictArray(np.full((2, 3), float(rank)))
+def _device_piece(rank):
+    return _xp.to_device(np.full((2, 3), float(rank)), "gpu")  # the worker's "gpu" backend
 
 
 def test_map_local_runs_on_device_chunks_and_keeps_the_device(device, comm_of):
@@ -301,17 +294,17 @@ def test_map_local_runs_on_device_chunks_and_keeps_the_device(device, comm_of):
     counts = a.lshape_map[:, 0].tolist()
     ranks = np.repeat(np.arange(3), counts)[:, None]
     check(b, x * 2 + ranks, device)
-    t = a.larray
-    assert isinstance(t, torch.Tensor) and t.device.type == "cpu"  # the stand-in is host memory
-    np.testing.assert_array_equal(t.numpy(), x[: counts[0]])
+    t = a.larray  # a CUDA tensor for CuPy chunks; the stand-in lives in host memory
+    assert isinstance(t, torch.Tensor) and t.device.type == _xp.backend(device).torch_device
+    np.testing.assert_array_equal(t.cpu().numpy(), x[: counts[0]])
 
 
-def test_per_rank_device_pieces_are_joined_on_the_device(standin, comm_of):
+def test_per_rank_device_pieces_are_joined_on_the_device(gpu_backend, comm_of):
     comm = comm_of(3)
-    pieces = ht.per_rank(_strict_piece, comm=comm)
+    pieces = ht.per_rank(_device_piece, comm=comm)
     g = ht.array(pieces, is_split=0)
     check(g, np.repeat(np.arange(3.0), 2)[:, None] * np.ones((6, 3)), "gpu")
-    mixed = ht.per_rank(lambda r: _strict_piece(r) if r else np.zeros((2, 3)), comm=comm)
+    mixed = ht.per_rank(lambda r: _device_piece(r) if r else np.zeros((2, 3)), comm=comm)
     with pytest.raises(
         ValueError,
         match=r"`is_split` pieces must be on one device: rank 0 has cpu:0, rank 1 has gpu:0",
@@ -320,47 +313,23 @@ def test_per_rank_device_pieces_are_joined_on_the_device(standin, comm_of):
 
 
 # -------------------------------------------------------------------------- real CuPy
-def _cuda_missing() -> str | None:
-    """Why real CuPy chunks cannot run here (``None`` when they can)."""
-    cupy = _xp.cupy
-    if cupy is None:
-        return "CuPy is not installed"
-    try:
-        return None if cupy.cuda.runtime.getDeviceCount() > 0 else "no CUDA device"
-    except Exception as exc:  # no driver
-        return f"CUDA is not usable: {exc}"
-
-
-@pytest.fixture
-def real_gpu(client, standin):
-    """CuPy as the "gpu" backend, in the driver and on the workers, instead of the stand-in."""
-    missing = _cuda_missing()
-    if missing:
-        pytest.skip(missing)
-    client.run(standin.deactivate)
-    standin.deactivate()
-    yield _xp.cupy
-    client.run(standin.activate)
-    standin.activate()
-
-
 @pytest.mark.gpu
-def test_cupy_chunks_end_to_end(real_gpu, comm_of):
-    cupy = real_gpu
-
-    x = data((9, 4))
-    a = ht.array(x, split=0, comm=comm_of(2), device="gpu")
-    assert isinstance(a.to_dask()._meta, cupy.ndarray)
-    np.testing.assert_allclose((a * a + 1).sum(1).numpy(), (x * x + 1).sum(1))
-    np.testing.assert_allclose(a.resplit(1).numpy(), x)
-    np.testing.assert_allclose((a @ a.T).numpy(), x @ x.T)
-    assert a.larray.is_cuda
-    ht.random.seed(3)
-    r = ht.random.randint(0, 100, (9, 4), split=0, comm=comm_of(2), device="gpu").numpy()
-    ht.random.seed(3)
-    np.testing.assert_array_equal(
-        r, ht.random.randint(0, 100, (9, 4), split=0, comm=comm_of(2)).numpy()
-    )
+def test_cupy_chunks_end_to_end(standin, client, comm_of):
+    """The tour's steps on real CuPy chunks: device arrays all the way, CUDA tensors at the edge."""
+    with gpu_backend_of("cupy", standin, client) as cupy_ndarray:
+        x = data((9, 4))
+        a = ht.array(x, split=0, comm=comm_of(2), device="gpu")
+        assert type(a.to_dask()._meta) is cupy_ndarray
+        np.testing.assert_allclose((a * a + 1).sum(1).numpy(), (x * x + 1).sum(1))
+        np.testing.assert_allclose(a.resplit(1).numpy(), x)
+        np.testing.assert_allclose((a @ a.T).numpy(), x @ x.T)
+        assert a.larray.is_cuda
+        ht.random.seed(3)
+        r = ht.random.randint(0, 100, (9, 4), split=0, comm=comm_of(2), device="gpu").numpy()
+        ht.random.seed(3)
+        np.testing.assert_array_equal(
+            r, ht.random.randint(0, 100, (9, 4), split=0, comm=comm_of(2)).numpy()
+        )
 
 
 # ------------------------------------------------------------------- qr, svd, norms

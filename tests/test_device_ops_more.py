@@ -4,24 +4,20 @@ Every case runs one operation on a cpu array and on the same array on the strict
 (tests/_standin.py, the "gpu" backend): the device result must hold the cpu result's values,
 be on the device (its meta and its computed chunks are stand-in arrays) and never have been
 converted to host implicitly (the stand-in refuses ``__array__``, numpy operands and being
-deserialized in the driver, so any such step fails the test).
+deserialized in the driver, so any such step fails the test). Where CUDA is, every case runs
+again with real CuPy as the "gpu" backend (the ``gpu`` marker; conftest's ``gpu_backend``).
 """
-
-import os
-import sys
 
 import numpy as np
 import pytest
+from conftest import on_device
 
 import dndask as ht
-
-sys.path.insert(0, os.path.dirname(__file__))
-from _standin import StrictArray
 
 
 def _on(device: str, a: ht.DNDarray) -> None:
     assert a.device == device
-    assert isinstance(a.to_dask()._meta, StrictArray) == (device == "gpu")
+    assert on_device(a.to_dask()._meta, device)
 
 
 def same(cpu, gpu) -> None:
@@ -44,7 +40,7 @@ def same(cpu, gpu) -> None:
     np.testing.assert_allclose(np.asarray(gpu), np.asarray(cpu), rtol=1e-12, equal_nan=True)
 
 
-def run(standin, comm_of, op, *arrays, split=0, ranks=3):
+def run(gpu_backend, comm_of, op, *arrays, split=0, ranks=3):
     """``op`` on ``arrays`` (numpy) made into DNDarrays on cpu and on the stand-in."""
     results = []
     for device in ("cpu", "gpu"):
@@ -172,22 +168,22 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "op", "inputs"), CASES, ids=[c[0] for c in CASES])
 @pytest.mark.parametrize("split", [None, 0])
-def test_operation_runs_on_device_chunks(standin, comm_of, name, op, inputs, split):
-    run(standin, comm_of, op, *inputs, split=split)
+def test_operation_runs_on_device_chunks(gpu_backend, comm_of, name, op, inputs, split):
+    run(gpu_backend, comm_of, op, *inputs, split=split)
 
 
 @pytest.mark.parametrize("split", [None, 0, 1])
-def test_where_nonzero_and_partition_on_other_splits(standin, comm_of, split):
+def test_where_nonzero_and_partition_on_other_splits(gpu_backend, comm_of, split):
     x = ints((5, 6), high=3)
-    run(standin, comm_of, lambda a: ht.nonzero(a), x, split=split, ranks=4)
-    run(standin, comm_of, lambda a: ht.partition(a, 2, axis=1), x, split=split, ranks=4)
-    run(standin, comm_of, lambda a: ht.sort(a, axis=None), x, split=split, ranks=4)
+    run(gpu_backend, comm_of, lambda a: ht.nonzero(a), x, split=split, ranks=4)
+    run(gpu_backend, comm_of, lambda a: ht.partition(a, 2, axis=1), x, split=split, ranks=4)
+    run(gpu_backend, comm_of, lambda a: ht.sort(a, axis=None), x, split=split, ranks=4)
 
 
-def test_histogram_edges_and_counts_stay_on_the_device_with_empty_ranks(standin, comm_of):
+def test_histogram_edges_and_counts_stay_on_the_device_with_empty_ranks(gpu_backend, comm_of):
     x = floats((3,))  # five ranks, two of them without values
     _, gpu = run(
-        standin, comm_of, lambda a: ht.histogram(a, bins=[-2.0, 0.0, 0.5, 2.0]), x, ranks=5
+        gpu_backend, comm_of, lambda a: ht.histogram(a, bins=[-2.0, 0.0, 0.5, 2.0]), x, ranks=5
     )
     np.testing.assert_array_equal(gpu[0].numpy(), np.histogram(x, [-2.0, 0.0, 0.5, 2.0])[0])
 
@@ -204,7 +200,7 @@ FORMATS = [
 @pytest.mark.parametrize(("fmt", "file", "args", "module"), FORMATS, ids=[f[0] for f in FORMATS])
 @pytest.mark.parametrize("split", [None, 0, 1])
 def test_save_copies_device_chunks_to_host_and_load_puts_them_on_the_device(
-    standin, comm_of, tmp_path, fmt, file, args, module, split
+    gpu_backend, comm_of, tmp_path, fmt, file, args, module, split
 ):
     if module is not None:
         pytest.importorskip(module)
@@ -223,7 +219,7 @@ def test_save_copies_device_chunks_to_host_and_load_puts_them_on_the_device(
     np.testing.assert_allclose((dev * 2).sum(0).numpy(), (host * 2).sum(0).numpy(), rtol=1e-6)
 
 
-def test_load_with_an_unknown_device_fails_before_reading(standin, comm_of, tmp_path):
+def test_load_with_an_unknown_device_fails_before_reading(gpu_backend, comm_of, tmp_path):
     pytest.importorskip("h5py")
     path = str(tmp_path / "x.h5")
     ht.save_hdf5(ht.array(floats(), split=0, comm=comm_of(2)), path, "x")
@@ -232,12 +228,12 @@ def test_load_with_an_unknown_device_fails_before_reading(standin, comm_of, tmp_
 
 
 # -------------------------------------------------------------------- xarray
-def test_to_xarray_keeps_the_device_or_converts_explicitly(standin, comm_of, tmp_path):
+def test_to_xarray_keeps_the_device_or_converts_explicitly(gpu_backend, comm_of, tmp_path):
     pytest.importorskip("xarray")
     x = floats()
     g = ht.array(x, split=0, comm=comm_of(3), device="gpu")
     kept = g.to_xarray(dims=("t", "c"), name="v")
-    assert isinstance(kept.data._meta, StrictArray)  # still device chunks, nothing computed
+    assert on_device(kept.data._meta, "gpu")  # still device chunks, nothing computed
     back = ht.from_xarray(kept, split="t")
     _on("gpu", back)
     assert back.split == 0
@@ -251,7 +247,7 @@ def test_to_xarray_keeps_the_device_or_converts_explicitly(standin, comm_of, tmp
     np.testing.assert_array_equal(moved.numpy(), x)
 
 
-def test_from_xarray_puts_in_memory_data_on_the_device(standin, comm_of, tmp_path):
+def test_from_xarray_puts_in_memory_data_on_the_device(gpu_backend, comm_of, tmp_path):
     xr = pytest.importorskip("xarray")
     x = floats()
     da_ = xr.DataArray(x, dims=("t", "c"), name="v", attrs={"units": "K"})
@@ -269,7 +265,7 @@ def test_from_xarray_puts_in_memory_data_on_the_device(standin, comm_of, tmp_pat
 
 
 # ----------------------------------------------------------------- Heat face
-def test_heat_face_forwards_device(standin, comm_of):
+def test_heat_face_forwards_device(gpu_backend, comm_of):
     import dndask.heat as hht
 
     comm = comm_of(3)
@@ -308,7 +304,7 @@ def test_heat_face_forwards_device(standin, comm_of):
         hht.sum(c, device="gpu")
 
 
-def test_operands_on_two_devices_raise_before_any_task(standin, comm_of):
+def test_operands_on_two_devices_raise_before_any_task(gpu_backend, comm_of):
     c = ht.array(np.sort(floats((9,))), split=0, comm=comm_of(3))
     g = ht.array(floats((4,)), split=0, comm=comm_of(3), device="gpu")
     with pytest.raises(ValueError, match=r"operands of `searchsorted` must be on one device"):
@@ -326,6 +322,6 @@ def test_operands_on_two_devices_raise_before_any_task(standin, comm_of):
 @pytest.mark.parametrize(("name", "op", "inputs"), CASES, ids=[c[0] for c in CASES])
 @pytest.mark.parametrize("ranks", [1, 5])
 def test_operation_runs_on_device_chunks_on_one_and_five_ranks(
-    standin, comm_of, name, op, inputs, ranks
+    gpu_backend, comm_of, name, op, inputs, ranks
 ):
-    run(standin, comm_of, op, *inputs, split=0, ranks=ranks)
+    run(gpu_backend, comm_of, op, *inputs, split=0, ranks=ranks)
