@@ -115,6 +115,7 @@ from ._reductions import (
     sum,
     var,
 )
+from ._signal import convolve
 from ._sorting import (
     argpartition,
     argsort,
@@ -220,6 +221,7 @@ __all__ = [
     "complex64",
     "concatenate",
     "conj",
+    "convolve",
     "copysign",
     "cos",
     "cosh",

@@ -23,6 +23,7 @@ from . import (
     _linalg,
     _manipulation,
     _reductions,
+    _signal,
     _sorting,
     _statistics,
 )
@@ -159,6 +160,7 @@ TABLE: dict[Callable, Callable] = {
     np.average: _statistics.average,
     np.bincount: _statistics.bincount,
     np.histogram: _statistics.histogram,
+    np.convolve: _signal.convolve,
     np.median: _statistics.median,
     np.percentile: _statistics.percentile,
     # sorting and sets

@@ -87,6 +87,9 @@ CASES = [
         [floats((30,)), np.abs(floats((30,), seed=2))],
     ),
     ("histc", lambda a: ht.histc(a, bins=6), [floats((30,))]),
+    # signal: the windows are joined, padded and convolved on the device
+    ("convolve", lambda a, v: ht.convolve(a, v), [floats((30,)), floats((5,), seed=4)]),
+    ("convolve-host-kernel", lambda a: ht.convolve(a, [1.0, -2.0, 0.5], "same"), [floats((9,))]),
     # square matrices: torch on the chunk's device through DLPack, and back the same way
     ("inv", lambda a: ht.linalg.inv(a), [floats((4, 4), seed=5) + 4 * np.eye(4)]),
     ("det", lambda a: ht.linalg.det(a), [floats((3, 4, 4), seed=6)]),

@@ -35,7 +35,7 @@ import numpy as _np
 import dndask as _core
 
 from .. import _dndarray, _ops, _torch, _ufuncs_extra
-from . import _adapt, _extras, _local, _manip, _optable, _stats, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
+from . import _adapt, _extras, _local, _manip, _optable, _signal, _stats, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
 from ._array import DNDarray, install_methods
 from ._optable import rows
 from .types import (  # noqa: F401  (re-exported below through __all__)
@@ -477,6 +477,7 @@ _funcs["nonzero"] = _manip.nonzero
 _funcs["where"] = _manip.where
 _funcs["diff"] = _manip.diff
 _funcs["any"] = _manip.axis_reduction_1d(_core.any, "any")
+_funcs["convolve"] = _signal.convolve
 _funcs["all"] = _manip.axis_reduction_1d(_core.all, "all")
 
 
