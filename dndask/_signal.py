@@ -191,14 +191,15 @@ def _check_stride(stride: object) -> int:
     return int(stride)
 
 
-def _as_operand(value, name: str, comm) -> _dndarray.DNDarray:
-    """A DNDarray for ``value``: itself, or an array-like made one on ``comm`` (not split)."""
+def _as_operand(value, name: str, like: _dndarray.DNDarray) -> _dndarray.DNDarray:
+    """A DNDarray for ``value``: itself, or an array-like made one (not split) on ``like``'s
+    comm and device."""
     if isinstance(value, _dndarray.DNDarray):
         return value
     host = np.asarray(value)
     if host.dtype.kind not in "biufc":
         raise TypeError(f"`{name}` of `convolve` must be numeric, got {host.dtype}")
-    return _factories.array(host, comm=comm)
+    return _factories.array(host, comm=like.comm, device=like.device)
 
 
 def _result_dtype(a: _dndarray.DNDarray, v: _dndarray.DNDarray) -> np.dtype:
@@ -215,8 +216,7 @@ def _operands(a, v) -> tuple[_dndarray.DNDarray, _dndarray.DNDarray]:
         raise TypeError(
             f"`convolve` needs a DNDarray operand, got {type(a).__name__} and {type(v).__name__}"
         )
-    comm = given[0].comm
-    a, v = _as_operand(a, "a", comm), _as_operand(v, "v", comm)
+    a, v = _as_operand(a, "a", given[0]), _as_operand(v, "v", given[0])
     if a.comm != v.comm:
         raise ValueError(f"operands of `convolve` must share a comm, got {a.comm!r} and {v.comm!r}")
     _ops.check_one_device((a, v), "convolve")

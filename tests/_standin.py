@@ -246,12 +246,17 @@ dispatch.to_numpy_dispatch.register(StrictArray, lambda data, **kwargs: data.get
 activate()
 
 
-def _import_here(path: str) -> None:
+def _import_here(path: str, driver_pid: str) -> None:
+    # a worker started before the driver imported this file did not inherit the driver's
+    # pid; without it, the worker would take itself for the driver and refuse every chunk
+    # another worker sends it
+    os.environ[_DRIVER_PID] = driver_pid
     if path not in sys.path:
         sys.path.insert(0, path)
     import _standin  # noqa: F401  (registers the backend in this process)
 
 
 def install(client) -> None:
-    """Register the stand-in on ``client``'s workers too (each imports this file)."""
-    client.run(_import_here, os.path.dirname(os.path.abspath(__file__)))
+    """Register the stand-in on ``client``'s workers too (each imports this file), and tell
+    them which process is the driver."""
+    client.run(_import_here, os.path.dirname(os.path.abspath(__file__)), os.environ[_DRIVER_PID])
