@@ -160,7 +160,11 @@ TABLE: dict[Callable, Callable] = {
     np.bincount: _statistics.bincount,
     np.histogram: _statistics.histogram,
     np.median: _statistics.median,
+    np.nanmedian: _statistics.nanmedian,
+    np.nanpercentile: _statistics.nanpercentile,
+    np.nanquantile: _statistics.nanquantile,
     np.percentile: _statistics.percentile,
+    np.quantile: _statistics.quantile,
     # sorting and sets
     np.argpartition: _sorting.argpartition,
     np.argsort: _sorting.argsort,

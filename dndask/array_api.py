@@ -7,10 +7,12 @@ standard's names, built on dndask's own functions (so every result keeps its
 distribution). Functions of the standard that dndask does not implement yet
 (sorting, set functions, ``take``, ``searchsorted``, ...) raise an error that is
 both a NotImplementedError and an AttributeError, so ``hasattr`` answers False.
-Two names are not the standard's, for xarray, which calls them on any array
+A few names are not the standard's, for xarray, which calls them on any array
 namespace: ``pad`` (:func:`dndask.pad`, numpy's signature; xarray's ``shift``,
-``pad``, ``rolling``) and ``lib.stride_tricks.sliding_window_view`` (numpy's
-signature, a copy; xarray's ``rolling`` names it).
+``pad``, ``rolling``), ``lib.stride_tricks.sliding_window_view`` (numpy's
+signature, a copy; xarray's ``rolling`` names it), and ``median`` and
+``quantile`` (:func:`dndask.median`, :func:`dndask.quantile`, numpy's
+signatures; xarray's ``median`` and ``quantile`` with ``skipna=False``).
 
 >>> import dndask as ht
 >>> a = ht.arange(6, split=0)
@@ -67,6 +69,7 @@ from ._manipulation import (
 from ._optable import OPS
 from ._reductions import all, any, argmax, argmin, max, mean, min, prod, sum
 from ._sorting import nonzero, unique_all, unique_counts, unique_inverse, unique_values
+from ._statistics import median, quantile
 from ._types import (
     bool_ as bool,  # the standard's name; shadows the builtin only inside this namespace
 )
@@ -349,6 +352,7 @@ __all__ = [
     "max",
     "maximum",
     "mean",
+    "median",
     "min",
     "minimum",
     "moveaxis",
@@ -366,6 +370,7 @@ __all__ = [
     "positive",
     "pow",
     "prod",
+    "quantile",
     "real",
     "remainder",
     "repeat",

@@ -110,6 +110,11 @@ def test_arithmetic_keeps_a_dndarray(comm_of, n):
         allowed = xr.apply_ufunc(np.sqrt, x, dask="allowed")
         check(allowed, np.sqrt(memory), 0, comm, counts)
         check(x.diff("time"), memory.diff("time"), 0, comm)
+        # the anomaly against a groupby climatology: still x's rows on x's ranks
+        climatology = x.groupby("time.dayofweek").mean()
+        anomaly = x.groupby("time.dayofweek") - climatology
+        expected = memory.groupby("time.dayofweek") - memory.groupby("time.dayofweek").mean()
+        check(anomaly, expected, 0, comm, counts)
 
 
 @pytest.mark.parametrize("n", [2, 3, 5])
@@ -236,6 +241,28 @@ def test_operations_that_leave_the_layout_warn_once(comm_of, label, op, match):
     assert len(out.dnd.conform().data.chunks[0]) == comm.size
 
 
+def test_each_kind_warns_once_per_process(comm_of):
+    """Once per kind of operation (not per call, array or variable), each kind for itself."""
+    x, memory = backed(comm_of(3))
+    ds = xr.Dataset({"t": x, "u": x * 2})
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        for obj in (x, x + 1, ds):
+            obj.rolling(time=3).mean()
+            obj.shift(time=1)
+    found = [str(w.message) for w in record if issubclass(w.category, ht.LayoutWarning)]
+    assert len(found) == 2, found
+    assert "`rolling`" in found[0] and "`shift`" in found[1]
+    assert all("once per kind of operation" in m for m in found)
+    with warnings.catch_warnings():  # later calls, in any order, are quiet
+        warnings.simplefilter("error", ht.LayoutWarning)
+        shifted = (x * 3).shift(time=2)
+    xr.testing.assert_allclose(shifted.compute(), (memory * 3).shift(time=2))
+    _handoff.reset_warnings()
+    with pytest.warns(ht.LayoutWarning, match="`shift`"):
+        x.shift(time=1)
+
+
 def test_left_layout_results_persist_on_their_ranks(client, comm):
     ranks = comm.subcomm([3, 1, 0])
     x, memory = backed(ranks, empty=False)
@@ -257,14 +284,43 @@ def test_dask_outside_xarray_does_not_warn(comm_of):
         assert a.rechunk(5).chunks == ((5, 5),)
 
 
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_median_and_quantile_keep_a_dndarray(comm_of, n):
+    """xarray calls np.nanmedian / np.nanquantile (and xp.median / xp.quantile without skipna)."""
+    comm = comm_of(n)
+    x, memory = backed(comm)
+    counts = x.data.chunks[0]
+    by_lat = ht.array(memory.values, split=1, comm=comm).chunks[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ht.LayoutWarning)
+        # along lat: each rank its own rows, nothing moves
+        check(x.median("lat"), memory.median("lat"), 0, comm, counts)
+        check(x.median("lat", skipna=False), memory.median("lat", skipna=False), 0, comm, counts)
+        quartiles = x.quantile([0.25, 0.75], "lat")
+        check(quartiles, memory.quantile([0.25, 0.75], "lat"), 1, comm, counts)
+        # along time (the split): resplit along lat first, as dndask.median does
+        check(x.median("time"), memory.median("time"), 0, comm, by_lat)
+        check(x.quantile(0.3, "time"), memory.quantile(0.3, "time"), 0, comm, by_lat)
+        check(
+            x.quantile(0.5, "time", skipna=False),
+            memory.quantile(0.5, "time", skipna=False),
+            0,
+            comm,
+            by_lat,
+        )
+        # over everything: the exact distributed selection, NaNs left out
+        check(x.median(), memory.median(), None, comm)
+        check(x.quantile([0.1, 0.9]), memory.quantile([0.1, 0.9]), None, comm)
+        by_day = x.groupby("time.dayofweek").median()
+        check(by_day, memory.groupby("time.dayofweek").median(), 1, comm, by_lat)
+        ds = xr.Dataset({"t": x})
+        check(ds.median("lat")["t"], memory.median("lat"), 0, comm, counts)
+
+
 def test_unsupported_operations_say_so(comm_of):
     x, _ = backed(comm_of(2))
-    with pytest.raises(NotImplementedError, match=r"`numpy\.nanmedian` is not supported by dndask"):
-        x.median("lat")
-    with pytest.raises(
-        NotImplementedError, match=r"`numpy\.nanquantile` is not supported by dndask"
-    ):
-        x.quantile(0.5, "lat")
+    with pytest.raises(AttributeError, match="einsum"):
+        x.dot(x)
 
 
 def test_a_dndask_chunk_manager_would_clash_with_dask(comm_of):
