@@ -534,9 +534,14 @@ class DNDarray(DistributedArray):
 
     # ------------------------------------------------------------------- repr
     def __repr__(self) -> str:  # Heat's: the values, computed (see dndask._display)
-        return _display.text(self)
+        shown = _display.for_xarray(self)  # inside xarray's repr: no graph run
+        return _display.text(self) if shown is None else shown
 
     __str__ = __repr__
+
+    def _repr_inline_(self, max_width: int) -> str:
+        """xarray's one-line summary (a Dataset's variables, the HTML preview); no graph run."""
+        return _display.inline(self, max_width)
 
     def _repr_html_(self) -> str:
         return _display.html(self)
