@@ -591,6 +591,18 @@ class DNDarray(DistributedArray):
             raise ValueError(f"`item` needs an array of size 1, got size {self.size}")
         return self.compute().reshape(()).item()
 
+    def tolist(self):
+        """The global values as nested Python lists (computed), as :meth:`numpy.ndarray.tolist`.
+
+        Dask's indexing calls it on an index array (xarray's ``idxmax`` and
+        ``idxmin`` index their coordinate with the DNDarray of positions).
+
+        >>> import dndask as ht
+        >>> ht.arange(4, split=0, comm=ht.get_comm().subcomm([0, 1])).tolist()
+        [0, 1, 2, 3]
+        """
+        return self.compute().tolist()
+
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-dimensional DNDarray")

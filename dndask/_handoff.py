@@ -138,10 +138,39 @@ def departed(name: str) -> Departed | None:
         return _departed.get(name)
 
 
+def xarray_outer_indexing(key) -> bool:
+    """Whether xarray's Dask adapter asks for outer indexing with several index arrays.
+
+    xarray indexes any Dask collection as Dask does: ``array[key]`` with two or
+    more index arrays is outer (orthogonal) indexing, and a
+    ``NotImplementedError`` makes xarray index one axis at a time. A DNDarray
+    indexes the numpy way (the arrays broadcast together), so
+    ``DNDarray.__getitem__`` raises that error for exactly this caller.
+    """
+    if not isinstance(key, tuple):
+        return False
+    arrays = sum(1 for k in key if not isinstance(k, (slice, int)) and k is not None)
+    if arrays < 2:
+        return False
+    frame = sys._getframe(2)
+    return (
+        frame is not None
+        and frame.f_code.co_name == "_oindex_get"
+        and frame.f_globals.get("__name__", "").startswith("xarray.")
+    )
+
+
 def reset_warnings() -> None:
     """Warn again for every kind of operation (for tests)."""
     with _warned_lock:
         _warned.clear()
 
 
-__all__ = ["Departed", "LayoutWarning", "departed", "leaving", "reset_warnings"]
+__all__ = [
+    "Departed",
+    "LayoutWarning",
+    "departed",
+    "leaving",
+    "reset_warnings",
+    "xarray_outer_indexing",
+]

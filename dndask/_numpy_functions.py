@@ -130,6 +130,8 @@ TABLE: dict[Callable, Callable] = {
     np.ones_like: _factories.ones_like,
     np.zeros_like: _factories.zeros_like,
     # manipulation
+    np.broadcast_arrays: _manipulation.broadcast_arrays,
+    np.broadcast_to: _manipulation.broadcast_to,
     np.concatenate: _manipulation.concatenate,
     np.expand_dims: _manipulation.expand_dims,
     np.flip: _manipulation.flip,

@@ -31,7 +31,7 @@ import types
 
 import numpy as np
 
-from . import _factories, _reductions, _sorting, _types
+from . import _factories, _manipulation, _reductions, _sorting, _types
 from ._dndarray import DNDarray
 from ._elementwise import FUNCTIONS as _FUNCTIONS
 from ._elementwise import clip, round, where
@@ -50,6 +50,7 @@ from ._factories import (
 )
 from ._linalg import matmul, tensordot, vecdot
 from ._manipulation import (
+    broadcast_to,
     concatenate,
     expand_dims,
     flatten,
@@ -242,13 +243,16 @@ def take(x, indices, /, *, axis: int | None = None):
     return _sorting.take(x, indices, axis=axis)
 
 
+def broadcast_arrays(*arrays: DNDarray) -> list[DNDarray]:
+    """The standard's ``broadcast_arrays`` (see :func:`dndask.broadcast_arrays`)."""
+    return _manipulation.broadcast_arrays(*arrays)
+
+
 def _any_true(values) -> builtins.bool:
     return builtins.any(values)
 
 
 _NOT_YET = {
-    "broadcast_arrays",
-    "broadcast_to",
     "meshgrid",
     "tril",
     "triu",
@@ -292,6 +296,8 @@ __all__ = [
     "bitwise_right_shift",
     "bitwise_xor",
     "bool",
+    "broadcast_arrays",
+    "broadcast_to",
     "can_cast",
     "ceil",
     "clip",

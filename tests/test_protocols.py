@@ -228,6 +228,8 @@ def _examples(x):
         np.bincount: lambda: np.bincount(col.astype(np.int64)),
         np.histogram: lambda: np.histogram(x, bins=4),
         np.median: lambda: np.median(x, axis=0),
+        np.broadcast_to: lambda: np.broadcast_to(x[:1], (3, *x.shape[1:])),
+        np.broadcast_arrays: lambda: tuple(np.broadcast_arrays(x, x[:1])),
         np.percentile: lambda: np.percentile(x, 30, axis=1),
         np.quantile: lambda: np.quantile(x, [0.2, 0.7], axis=0),
         np.nanmedian: lambda: np.nanmedian(np.where(x > 10, np.nan, x)),

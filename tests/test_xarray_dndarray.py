@@ -317,6 +317,60 @@ def test_median_and_quantile_keep_a_dndarray(comm_of, n):
         check(ds.median("lat")["t"], memory.median("lat"), 0, comm, counts)
 
 
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_expand_dims_broadcast_and_idxmax_keep_a_dndarray(comm_of, n):
+    """xarray's expand_dims/broadcast_like call xp.broadcast_to; idxmax indexes with a DNDarray."""
+    comm = comm_of(n)
+    x, memory = backed(comm)
+    counts = x.data.chunks[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ht.LayoutWarning)
+        check(x.expand_dims(member=2), memory.expand_dims(member=2), 1, comm, counts)
+        check(x.isel(lat=0).broadcast_like(x), memory.isel(lat=0).broadcast_like(memory), 0, comm)
+        check(x.fillna(0).idxmax("time"), memory.fillna(0).idxmax("time"), None, comm)
+        check(x.fillna(0).idxmin("lat"), memory.fillna(0).idxmin("lat"), 0, comm, counts)
+        # where(drop=True): xarray refuses a lazy boolean indexer (as for Dask); computed, it works
+        kept = x.where((x > 5).compute(), drop=True)
+        check(kept, memory.where(memory > 5, drop=True), 0, comm)
+    with pytest.raises(KeyError, match="Indexing with a boolean dask array is not allowed"):
+        x.where(x > 5, drop=True)
+    np.testing.assert_array_equal(np.broadcast_to(x.data, (2, 11, 4)).numpy()[1], memory.values)
+    assert x.fillna(0).data.tolist() == memory.fillna(0).values.tolist()
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_outer_and_pointwise_selection(comm_of, n):
+    """xarray's outer indexing (lists on two dims) and vectorized indexing (``vindex``)."""
+    comm = comm_of(n)
+    values = np.arange(11 * 4 * 5.0).reshape(11, 4, 5)
+    a = ht.array(values, split=0, comm=comm)
+    if n > 1:
+        a = skewed(a)
+    dims = ("time", "lat", "lon")
+    x, memory = xr.DataArray(a, dims=dims), xr.DataArray(values, dims=dims)
+
+    def p(v):
+        return xr.DataArray(v, dims="p")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ht.LayoutWarning)
+        for idx, split in (
+            ({"time": [0, 2], "lat": [1, 3]}, 0),  # same lengths: numpy would pair them
+            ({"time": [9, 2, 5], "lat": [1, 3], "lon": [4, 0]}, 0),
+            ({"time": p([0, 3, 9]), "lat": p([1, 2, 0])}, 0),
+            ({"lat": p([1, 2, 0]), "lon": p([4, 4, 1])}, 0),  # vindex puts p first, xarray back
+            ({"time": p([0, 10]), "lon": p([4, 1])}, 0),
+        ):
+            check(x.isel(idx), memory.isel(idx), split, comm)
+    g = np.arange(24).reshape(2, 3, 4)
+    b = ht.array(g, split=1, comm=comm)
+    i, j = np.array([0, 2, 2]), np.array([[1], [3]])
+    got = b.vindex[:, i, j]  # numpy would keep the broadcast axes in the middle
+    np.testing.assert_array_equal(got.numpy(), np.moveaxis(g[:, i, j], (1, 2), (0, 1)))
+    np.testing.assert_array_equal(b.vindex[1, i].numpy(), g[1, i])
+    np.testing.assert_array_equal(b[[0, 1], [2, 0]].numpy(), g[[0, 1], [2, 0]])  # numpy's rule
+
+
 def test_unsupported_operations_say_so(comm_of):
     x, _ = backed(comm_of(2))
     with pytest.raises(AttributeError, match="einsum"):
