@@ -60,6 +60,12 @@ _REASONS: dict[str, tuple[str, str]] = {
         "`apply_ufunc(..., dask='parallelized')`",
         "xarray calls dask.array.apply_gufunc, which reads the DNDarray as a plain Dask array",
     ),
+    "least_squares": (
+        "`polyfit`",
+        "xarray fits with Dask's apply_along_axis on any Dask collection, which reads the "
+        "DNDarray as a plain Dask array (and fails on an empty rank's chunk, as on an empty "
+        "Dask chunk)",
+    ),
     "map_blocks": (
         "`map_blocks`",
         "xarray calls dask.array.map_blocks, which reads the DNDarray as a plain Dask array",

@@ -263,6 +263,15 @@ def test_each_kind_warns_once_per_process(comm_of):
         x.shift(time=1)
 
 
+def test_polyfit_warns_with_its_reason(comm_of):
+    x, memory = backed(comm_of(3), empty=False)
+    with pytest.warns(ht.LayoutWarning, match=r"`polyfit`.*apply_along_axis"):
+        fitted = x.fillna(0).polyfit("lat", 1).polyfit_coefficients
+    assert isinstance(fitted.data, da.Array)
+    expected = memory.fillna(0).polyfit("lat", 1).polyfit_coefficients
+    xr.testing.assert_allclose(fitted.compute(), expected)
+
+
 def test_left_layout_results_persist_on_their_ranks(client, comm):
     ranks = comm.subcomm([3, 1, 0])
     x, memory = backed(ranks, empty=False)
