@@ -13,16 +13,23 @@
   recomputes nothing. An empty array's values are known without a fetch.
   Smallness is no criterion: a small array can stand for any amount of work
   (``big.sum()`` is one number).
+- Inside an xarray object (``xr.DataArray(a)``), xarray's own repr and HTML
+  view show the notebook's text, not Heat's: ``repr(a)`` called from xarray's
+  formatting code (:func:`for_xarray`) is :func:`display_text`, and
+  ``a._repr_inline_`` (:func:`inline`) gives xarray's one-line summaries. So
+  displaying or printing such a DataArray or Dataset runs no graph either.
 """
 
 from __future__ import annotations
+
+import sys
 
 import distributed
 import numpy as np
 
 from . import _compute, _layout, _repr, _types
 
-__all__ = ["html", "in_memory", "mimebundle", "text"]
+__all__ = ["display_text", "for_xarray", "html", "in_memory", "inline", "mimebundle", "text"]
 
 
 def _meta(a) -> str:
@@ -87,6 +94,35 @@ def _shown_values(a) -> str | None:
     if a.size == 0 or in_memory(a):
         return text(a)
     return None
+
+
+def display_text(a, hint: str = _repr.NOT_COMPUTED) -> str:
+    """The notebook's plain text: the values if in memory (see :func:`in_memory`), else none."""
+    values = _shown_values(a)
+    if values is not None:
+        return values
+    return _repr.lazy_text(a.shape, _meta(a), a.lshape_map.tolist(), hint)
+
+
+def for_xarray(a) -> str | None:
+    """:func:`display_text` when xarray's formatting code asks for ``repr(a)``, else None.
+
+    xarray's ``repr`` of a DataArray (``short_data_repr``) shows ``repr(data)``
+    for any duck array; called from there, ``repr`` must not run the graph.
+    """
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("xarray.core.formatting"):
+            return display_text(a, _repr.NOT_COMPUTED_XARRAY)
+        frame = frame.f_back
+    return None
+
+
+def inline(a, max_width: int) -> str:
+    """xarray's one-line summary of ``a`` (``_repr_inline_``); runs no graph."""
+    counts = list(a._counts()) if a.split is not None else [0] * a.comm.size
+    extra = "" if a.device.device_type == "cpu" else f", device={a.device}"
+    return _repr.inline_text(a.split, counts, extra, max_width)
 
 
 def html(a) -> str:

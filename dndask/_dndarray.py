@@ -534,9 +534,14 @@ class DNDarray(DistributedArray):
 
     # ------------------------------------------------------------------- repr
     def __repr__(self) -> str:  # Heat's: the values, computed (see dndask._display)
-        return _display.text(self)
+        shown = _display.for_xarray(self)  # inside xarray's repr: no graph run
+        return _display.text(self) if shown is None else shown
 
     __str__ = __repr__
+
+    def _repr_inline_(self, max_width: int) -> str:
+        """xarray's one-line summary (a Dataset's variables, the HTML preview); no graph run."""
+        return _display.inline(self, max_width)
 
     def _repr_html_(self) -> str:
         return _display.html(self)
@@ -585,6 +590,18 @@ class DNDarray(DistributedArray):
         if self.size != 1:
             raise ValueError(f"`item` needs an array of size 1, got size {self.size}")
         return self.compute().reshape(()).item()
+
+    def tolist(self):
+        """The global values as nested Python lists (computed), as :meth:`numpy.ndarray.tolist`.
+
+        Dask's indexing calls it on an index array (xarray's ``idxmax`` and
+        ``idxmin`` index their coordinate with the DNDarray of positions).
+
+        >>> import dndask as ht
+        >>> ht.arange(4, split=0, comm=ht.get_comm().subcomm([0, 1])).tolist()
+        [0, 1, 2, 3]
+        """
+        return self.compute().tolist()
 
     def __len__(self) -> int:
         if self.ndim == 0:

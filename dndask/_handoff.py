@@ -60,6 +60,12 @@ _REASONS: dict[str, tuple[str, str]] = {
         "`apply_ufunc(..., dask='parallelized')`",
         "xarray calls dask.array.apply_gufunc, which reads the DNDarray as a plain Dask array",
     ),
+    "least_squares": (
+        "`polyfit`",
+        "xarray fits with Dask's apply_along_axis on any Dask collection, which reads the "
+        "DNDarray as a plain Dask array (and fails on an empty rank's chunk, as on an empty "
+        "Dask chunk)",
+    ),
     "map_blocks": (
         "`map_blocks`",
         "xarray calls dask.array.map_blocks, which reads the DNDarray as a plain Dask array",
@@ -138,10 +144,39 @@ def departed(name: str) -> Departed | None:
         return _departed.get(name)
 
 
+def xarray_outer_indexing(key) -> bool:
+    """Whether xarray's Dask adapter asks for outer indexing with several index arrays.
+
+    xarray indexes any Dask collection as Dask does: ``array[key]`` with two or
+    more index arrays is outer (orthogonal) indexing, and a
+    ``NotImplementedError`` makes xarray index one axis at a time. A DNDarray
+    indexes the numpy way (the arrays broadcast together), so
+    ``DNDarray.__getitem__`` raises that error for exactly this caller.
+    """
+    if not isinstance(key, tuple):
+        return False
+    arrays = sum(1 for k in key if not isinstance(k, (slice, int)) and k is not None)
+    if arrays < 2:
+        return False
+    frame = sys._getframe(2)
+    return (
+        frame is not None
+        and frame.f_code.co_name == "_oindex_get"
+        and frame.f_globals.get("__name__", "").startswith("xarray.")
+    )
+
+
 def reset_warnings() -> None:
     """Warn again for every kind of operation (for tests)."""
     with _warned_lock:
         _warned.clear()
 
 
-__all__ = ["Departed", "LayoutWarning", "departed", "leaving", "reset_warnings"]
+__all__ = [
+    "Departed",
+    "LayoutWarning",
+    "departed",
+    "leaving",
+    "reset_warnings",
+    "xarray_outer_indexing",
+]

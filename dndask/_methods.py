@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from . import (
     _compute,
     _elementwise,
     _graph,
     _halo,
+    _handoff,
     _indexing,
     _linalg,
     _manipulation,
@@ -35,6 +38,24 @@ from . import (
     array_api,
 )
 from ._dndarray import DNDarray
+
+
+class _VIndex:
+    """``a.vindex[key]`` (see ``DNDarray.vindex``)."""
+
+    def __init__(self, a: DNDarray) -> None:
+        self._a = a
+
+    def __getitem__(self, key) -> DNDarray:
+        key = key if isinstance(key, tuple) else (key,)
+        out = self._a[key]
+        arrays = [i for i, k in enumerate(key) if not isinstance(k, slice)]
+        # numpy keeps adjacent index arrays' broadcast axes in their place; Dask puts them first
+        if arrays and arrays[0] > 0 and arrays == list(range(arrays[0], arrays[-1] + 1)):
+            n = len(np.broadcast_shapes(*(np.shape(key[i]) for i in arrays)))
+            first = arrays[0]
+            out = _manipulation.moveaxis(out, tuple(range(first, first + n)), tuple(range(n)))
+        return out
 
 
 class _Methods:
@@ -169,7 +190,25 @@ class _Methods:
     # --------------------------------------------------------------- indexing
     def __getitem__(self, key) -> DNDarray:
         """``a[key]``: basic, integer and boolean indexing (see :mod:`dndask._indexing`)."""
+        if _handoff.xarray_outer_indexing(key):
+            raise NotImplementedError(
+                "several index arrays broadcast together (numpy's rule); "
+                "xarray's outer indexing then goes one axis at a time"
+            )
         return _indexing.getitem(self, key)
+
+    @property
+    def vindex(self) -> _VIndex:
+        """Dask's pointwise indexing: ``a.vindex[i, j]`` as numpy's ``a[i, j]``, except that the
+        broadcast axes of the index arrays always come first (xarray's vectorized
+        ``isel``/``sel`` call it).
+
+        >>> import dndask as ht, numpy as np
+        >>> a = ht.arange(24, split=0).reshape((2, 3, 4))
+        >>> a.vindex[:, np.array([0, 2]), np.array([1, 3])].numpy().tolist()
+        [[1, 13], [11, 23]]
+        """
+        return _VIndex(self)
 
     def __setitem__(self, key, value) -> None:
         """``a[key] = value`` in place; a failed assignment leaves ``a`` as it was."""

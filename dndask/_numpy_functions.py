@@ -131,6 +131,8 @@ TABLE: dict[Callable, Callable] = {
     np.ones_like: _factories.ones_like,
     np.zeros_like: _factories.zeros_like,
     # manipulation
+    np.broadcast_arrays: _manipulation.broadcast_arrays,
+    np.broadcast_to: _manipulation.broadcast_to,
     np.concatenate: _manipulation.concatenate,
     np.expand_dims: _manipulation.expand_dims,
     np.flip: _manipulation.flip,
@@ -162,7 +164,11 @@ TABLE: dict[Callable, Callable] = {
     np.histogram: _statistics.histogram,
     np.convolve: _signal.convolve,
     np.median: _statistics.median,
+    np.nanmedian: _statistics.nanmedian,
+    np.nanpercentile: _statistics.nanpercentile,
+    np.nanquantile: _statistics.nanquantile,
     np.percentile: _statistics.percentile,
+    np.quantile: _statistics.quantile,
     # sorting and sets
     np.argpartition: _sorting.argpartition,
     np.argsort: _sorting.argsort,

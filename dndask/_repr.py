@@ -28,6 +28,10 @@ EDGE_ITEMS = 3
 THRESHOLD = 1000  # arrays larger than this print only their edges
 LINE_WIDTH = 80
 NOT_COMPUTED = "not computed (print(a) computes them; a.persist() keeps them in memory)"
+# inside an xarray object, whose own repr shows this one
+NOT_COMPUTED_XARRAY = (
+    "not computed (.values or .compute() computes them; .persist() keeps them in memory)"
+)
 
 
 def edge_indices(shape: Sequence[int], summarize: bool) -> list[np.ndarray]:
@@ -120,7 +124,9 @@ def lshape_rows_text(rows: Sequence[Sequence[int]]) -> str:
     return "[" + ", ".join(items) + "]"
 
 
-def lazy_text(shape: Sequence[int], meta: str, rows: Sequence[Sequence[int]]) -> str:
+def lazy_text(
+    shape: Sequence[int], meta: str, rows: Sequence[Sequence[int]], hint: str = NOT_COMPUTED
+) -> str:
     """The plain-text display of an array whose values are not in memory (no values).
 
     >>> print(lazy_text((3, 2), "dtype=ht.float32, split=0", [[2, 2], [1, 2]]))
@@ -131,8 +137,25 @@ def lazy_text(shape: Sequence[int], meta: str, rows: Sequence[Sequence[int]]) ->
     return (
         f"DNDarray(shape={tuple(shape)}, {meta})\n"
         f"  lshape_map: {lshape_rows_text(rows)}\n"
-        f"  values: {NOT_COMPUTED}"
+        f"  values: {hint}"
     )
+
+
+def inline_text(split: int | None, counts: Sequence[int], extra: str, max_width: int) -> str:
+    """One line for xarray's summaries (a Dataset's variables, the HTML preview); no values.
+
+    ``counts``: each rank's length along ``split`` (xarray shows the dtype itself).
+
+    >>> inline_text(0, [2, 1], "", 80)
+    'DNDarray<split=0, counts=[2, 1]>'
+    >>> inline_text(None, [4, 4, 4], ", device=gpu:0", 80)
+    'DNDarray<split=None, ranks=3, device=gpu:0>'
+    >>> inline_text(0, [2, 1], "", 16)
+    'DNDarray<spli...'
+    """
+    layout = f"ranks={len(counts)}" if split is None else f"counts={list(counts)}"
+    line = f"DNDarray<split={split}, {layout}{extra}>"
+    return line if len(line) <= max_width else line[: max(max_width - 3, 0)] + "..."
 
 
 def _dashboard_html(dashboard: str | None) -> str:

@@ -196,12 +196,13 @@ def _dim_axis(obj, dim, name: str = "dim") -> int | None:
     return _layout.normalize_axis(dim, obj.ndim, name)
 
 
-def _rewrap(obj, a: _dndarray.DNDarray):
+def _rewrap(obj, a: _dndarray.DNDarray, as_dask: bool = False):
     """``obj`` with ``a``'s data (same dims, coords, name, attrs); remembers ``a``.
 
-    DNDarray-backed data (``xr.DataArray(a, dims=...)``) stays DNDarray-backed.
+    DNDarray-backed data (``xr.DataArray(a, dims=...)``) stays DNDarray-backed
+    unless ``as_dask`` (for xarray's writers, which store Dask arrays only).
     """
-    if isinstance(obj.data, _dndarray.DNDarray):
+    if isinstance(obj.data, _dndarray.DNDarray) and not as_dask:
         return obj.copy(deep=False, data=a)
     _remember(a, obj.dims)
     return obj.copy(deep=False, data=a.to_dask())
@@ -464,7 +465,10 @@ class DataArrayAccessor:
         chunk then spans two ranks, so xarray's safe-chunk check passes and
         ``to_zarr`` needs no ``safe_chunks=False`` (which would let two ranks
         write one chunk at once). ``ht.save_zarr(x, path)`` does all of this
-        and also keeps each write on its rank's worker.
+        and also keeps each write on its rank's worker. The copy's data is a
+        Dask array (as from ``to_xarray``) also when ``x`` holds a DNDarray:
+        xarray's writers hand their sources to ``dask.array.store``, which
+        takes Dask's own arrays only.
 
         Parameters
         ----------
@@ -500,7 +504,7 @@ class DataArrayAccessor:
             counts = _layout.whole_chunk_counts(a.shape[split], a.comm.size, rows, rest_last=True)
             a.redistribute_(target_map=_counts_map(a, counts))
             chunks = tuple(rows if ax == split else max(1, s) for ax, s in enumerate(a.shape))
-        out = _rewrap(self._obj, a)
+        out = _rewrap(self._obj, a, as_dask=True)  # xarray's writers store Dask arrays only
         encoding = {k: v for k, v in out.encoding.items() if k != "preferred_chunks"}
         out.encoding = {**encoding, "chunks": chunks}
         return out

@@ -7,10 +7,12 @@ standard's names, built on dndask's own functions (so every result keeps its
 distribution). Functions of the standard that dndask does not implement yet
 (sorting, set functions, ``take``, ``searchsorted``, ...) raise an error that is
 both a NotImplementedError and an AttributeError, so ``hasattr`` answers False.
-Two names are not the standard's, for xarray, which calls them on any array
+A few names are not the standard's, for xarray, which calls them on any array
 namespace: ``pad`` (:func:`dndask.pad`, numpy's signature; xarray's ``shift``,
-``pad``, ``rolling``) and ``lib.stride_tricks.sliding_window_view`` (numpy's
-signature, a copy; xarray's ``rolling`` names it).
+``pad``, ``rolling``), ``lib.stride_tricks.sliding_window_view`` (numpy's
+signature, a copy; xarray's ``rolling`` names it), and ``median`` and
+``quantile`` (:func:`dndask.median`, :func:`dndask.quantile`, numpy's
+signatures; xarray's ``median`` and ``quantile`` with ``skipna=False``).
 
 >>> import dndask as ht
 >>> a = ht.arange(6, split=0)
@@ -29,7 +31,7 @@ import types
 
 import numpy as np
 
-from . import _factories, _reductions, _sorting, _types
+from . import _factories, _manipulation, _reductions, _sorting, _types
 from ._dndarray import DNDarray
 from ._elementwise import FUNCTIONS as _FUNCTIONS
 from ._elementwise import clip, round, where
@@ -48,6 +50,7 @@ from ._factories import (
 )
 from ._linalg import matmul, tensordot, vecdot
 from ._manipulation import (
+    broadcast_to,
     concatenate,
     expand_dims,
     flatten,
@@ -67,6 +70,7 @@ from ._manipulation import (
 from ._optable import OPS
 from ._reductions import all, any, argmax, argmin, max, mean, min, prod, sum
 from ._sorting import nonzero, unique_all, unique_counts, unique_inverse, unique_values
+from ._statistics import median, quantile
 from ._types import (
     bool_ as bool,  # the standard's name; shadows the builtin only inside this namespace
 )
@@ -239,13 +243,16 @@ def take(x, indices, /, *, axis: int | None = None):
     return _sorting.take(x, indices, axis=axis)
 
 
+def broadcast_arrays(*arrays: DNDarray) -> list[DNDarray]:
+    """The standard's ``broadcast_arrays`` (see :func:`dndask.broadcast_arrays`)."""
+    return _manipulation.broadcast_arrays(*arrays)
+
+
 def _any_true(values) -> builtins.bool:
     return builtins.any(values)
 
 
 _NOT_YET = {
-    "broadcast_arrays",
-    "broadcast_to",
     "meshgrid",
     "tril",
     "triu",
@@ -289,6 +296,8 @@ __all__ = [
     "bitwise_right_shift",
     "bitwise_xor",
     "bool",
+    "broadcast_arrays",
+    "broadcast_to",
     "can_cast",
     "ceil",
     "clip",
@@ -349,6 +358,7 @@ __all__ = [
     "max",
     "maximum",
     "mean",
+    "median",
     "min",
     "minimum",
     "moveaxis",
@@ -366,6 +376,7 @@ __all__ = [
     "positive",
     "pow",
     "prod",
+    "quantile",
     "real",
     "remainder",
     "repeat",

@@ -328,6 +328,13 @@ def test_weight_section_shows_both_runs_and_the_differences():
     assert "- before (abc): `import dndask` takes +3.50 s" in text
     assert "- now: `import dndask` takes +0.25 s" in text and "holds +5 MiB" in text
     assert "about 178 MiB" in text
+    assert (
+        "**In short** (before (abc) at load 3.0 to 4.0, now at load 3.0 to 4.0): "
+        "`import dndask` takes 4.50 s before and 1.25 s now (best of 5; plain Dask's "
+        "imports 1.00 s and 1.00 s in the same runs). Per dndask worker, 293 MiB idle and "
+        "293 MiB after the sum before, 115 MiB and 115 MiB now; a plain Dask worker"
+    ) in text
+    assert "In short" not in weight.section(_weight_run(1.25, 0, 115.0))
 
 
 def test_weight_section_shows_earlier_runs_oldest_first():

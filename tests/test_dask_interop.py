@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import dndask as ht
-from tests.conftest import assert_layout, layouts
+from tests.conftest import assert_layout, layouts, skewed
 
 SHAPES = [(7, 3), (5,)]
 
@@ -30,14 +30,20 @@ def test_operators_with_dask_both_ways(comm_of, shape, split, n):
     assert (a + x).lshape_map.tolist() == a.lshape_map.tolist()
 
 
-@pytest.mark.parametrize("n", [1, 3, 5])
-def test_broadcast_dask_operand(comm_of, n):
+@pytest.mark.parametrize(("n", "empty"), [(1, False), (3, False), (5, False), (3, True), (5, True)])
+def test_broadcast_dask_operand(comm_of, n, empty):
     comm = comm_of(n)
     values = np.arange(21.0).reshape(7, 3)
     a = ht.array(values, split=0, comm=comm)
+    if empty:
+        a = skewed(a)  # rank 0 (and the middle ranks) hold no rows
+        assert a.lshape_map[0, 0] == 0
     row = da.from_array(np.array([1.0, 2.0, 3.0]), chunks=1)
     assert_layout(a * row, values * [1.0, 2.0, 3.0], 0, comm)
     assert_layout(row * a, values * [1.0, 2.0, 3.0], 0, comm)
+    whole = _dask_of(values[::-1].copy())  # not broadcast: conformed to a's counts
+    assert_layout(whole - a, values[::-1] - values, 0, comm)
+    assert (whole - a).lshape_map.tolist() == a.lshape_map.tolist()
 
 
 @pytest.mark.parametrize("n", [1, 4])
@@ -98,6 +104,24 @@ def test_from_dask(comm_of, split, n):
         aligned = da.from_array(values, chunks=chunks)
         kept = ht.from_dask(aligned, split=split, comm=comm)
         assert kept.name == aligned.name  # already one chunk per rank: same graph, nothing moves
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_from_dask_with_empty_ranks(comm_of, n):
+    comm = comm_of(n)
+    values = np.arange(10.0).reshape(2, 5)  # 2 rows on 3 or 5 ranks: empty ranks
+    a = ht.from_dask(_dask_of(values), split=0, comm=comm)
+    assert_layout(a, values, 0, comm)
+    assert a.lshape_map[:, 0].tolist() == [1, 1] + [0] * (n - 2)
+    counts = (0, 2) + (0,) * (n - 2)  # aligned, with empty chunks: kept, nothing moves
+    aligned = da.from_array(values, chunks=(counts, (5,)))
+    kept = ht.from_dask(aligned, split=0, comm=comm)
+    assert kept.name == aligned.name and kept.lshape_map[:, 0].tolist() == list(counts)
+    assert_layout(kept, values, 0, comm)
+    x = da.asarray(kept)
+    assert x.name == kept.name and x.chunks == kept.chunks
+    np.testing.assert_array_equal(x.compute(), values)
+    assert_layout(kept + _dask_of(values), values * 2, 0, comm)
 
 
 def test_from_dask_bad_input(comm_of):

@@ -74,6 +74,10 @@ CASES = [
     ("median", lambda a: ht.median(a, axis=0), [floats()]),
     ("median-all", lambda a: ht.median(a), [floats()]),
     ("median-sketched", lambda a: ht.median(a, sketched=True), [floats((40,))]),
+    ("nanmedian", lambda a: ht.nanmedian(a, axis=0), [with_nans]),
+    ("nanmedian-all", lambda a: ht.nanmedian(a), [with_nans]),
+    ("nanquantile-all", lambda a: ht.nanquantile(a, [0.1, 0.5, 0.9]), [with_nans]),
+    ("quantile-lanes", lambda a: ht.quantile(a, [0.25, 0.75], axis=1), [floats()]),
     ("average", lambda a: ht.average(a, axis=0), [floats()]),
     (
         "average-weights",

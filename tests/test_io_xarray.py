@@ -188,6 +188,32 @@ def test_xarray_to_zarr_through_chunk_for_zarr(tmp_path, comm_of, n, days):
     assert ds["t"].data.chunks[0] == ht.from_xarray(expected, "time", comm)["t"].data.chunks[0]
 
 
+@pytest.mark.filterwarnings("ignore:Consolidated metadata is currently not part")
+@pytest.mark.parametrize(("n", "days"), [(1, 5), (3, 7), (5, 3)])
+def test_dndarray_backed_objects_save(tmp_path, comm_of, n, days):
+    """``xr.DataArray(a)`` data: dndask's saves, and xarray's to_zarr after chunk_for_zarr."""
+    comm = comm_of(n)
+    expected = dataset(days)
+    backed = expected.copy()
+    for name in ("t", "wet"):  # DNDarray-backed variables, split by time (empty ranks on 5)
+        backed[name] = backed[name].copy(data=ht.array(expected[name].values, split=0, comm=comm))
+    assert isinstance(backed["t"].data, ht.DNDarray)
+    for fmt in ("nc", "zarr"):
+        save(backed, tmp_path / f"ds.{fmt}", fmt)
+        xr.testing.assert_identical(read(tmp_path / f"ds.{fmt}", fmt), expected)
+        save(backed["t"], tmp_path / f"t.{fmt}", fmt)
+        xr.testing.assert_identical(read(tmp_path / f"t.{fmt}", fmt)["t"], expected["t"])
+    ready = backed.dnd.chunk_for_zarr()
+    assert not isinstance(ready["t"].data, ht.DNDarray)  # Dask's store takes Dask arrays only
+    assert ready["t"].dnd.comm == comm and len(ready["t"].data.chunks[0]) == n
+    ready.to_zarr(tmp_path / "x.zarr")
+    xr.testing.assert_identical(read(tmp_path / "x.zarr", "zarr"), expected)
+    # xarray's own writers refuse DNDarray data inside Dask (docs/xarray-io.md says so)
+    with pytest.raises(ValueError, match="All sources must be dask array objects"):
+        backed[["t"]].to_netcdf(tmp_path / "refused.nc", engine="h5netcdf")
+    assert isinstance(backed["t"].data, ht.DNDarray)
+
+
 def test_chunk_for_zarr_bad_input(comm_of):
     x = ht.arange(6, split=0, comm=comm_of(2)).to_xarray(dims="t")
     with pytest.raises(ValueError, match="`rows` must be at least 1, got 0"):

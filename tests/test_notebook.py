@@ -95,6 +95,38 @@ def test_mimebundle_include_exclude(comm_of):
     assert list(a._repr_mimebundle_(exclude=["text/html"])) == ["text/plain"]
 
 
+@pytest.mark.parametrize(("n", "empty"), [(1, False), (3, False), (4, True)])
+def test_display_of_dndarray_backed_xarray_objects_runs_no_task(client, comm_of, n, empty):
+    """xarray's repr and HTML view of ``xr.DataArray(a)`` show ``a``'s display, not its values."""
+    xr = pytest.importorskip("xarray")
+    comm = comm_of(n)
+    a = ht.array(np.arange(28.0).reshape(7, 4), split=0, comm=comm) * 2 + 1  # a graph
+    if empty:
+        a = a.redistribute(target_map=np.array([[0, 4], [4, 4], [0, 4], [3, 4]]))
+    x = xr.DataArray(a, dims=("time", "lat"), coords={"lat": np.arange(4.0)}, name="t")
+    ds = xr.Dataset({"t": x, "m": x.mean("lat")})
+    counts = list(a.lshape_map[:, 0].tolist())
+    before = tasks_run(client)
+    shown = notebook_display(x)
+    shown_ds = notebook_display(ds)
+    printed = [repr(x), str(x), repr(ds), str(ds)]
+    assert tasks_run(client) == before
+    assert f"lshape_map: {a.lshape_map.tolist()}" in shown["text/plain"]
+    assert "values: not computed (.values or .compute() computes them" in shown["text/plain"]
+    assert shown["text/plain"] == printed[0] == printed[1]
+    assert f'<a href="{client.dashboard_link}"' in shown["text/html"]  # a's own HTML view
+    assert f"DNDarray&lt;split=0, counts={counts}&gt;" in shown["text/html"]  # the preview line
+    assert f"DNDarray<split=0, counts={counts}>" in shown_ds["text/plain"] == printed[2]
+    assert "DNDarray&lt;split=0" in shown_ds["text/html"]
+    # persisted: the values are in memory and shown, as for the DNDarray itself
+    p = x.persist()
+    assert _display.in_memory(p.data)
+    assert "not computed" not in repr(p) and "55." in repr(p)  # the last value, 27 * 2 + 1
+    # Heat's repr of the DNDarray itself still computes, outside xarray
+    repr(a)
+    assert tasks_run(client) > before
+
+
 def test_comm_display_links_the_dashboard(client, comm_of):
     comm = comm_of(3)
     assert comm.dashboard_link == client.dashboard_link

@@ -117,6 +117,32 @@ def test_select_finds_exact_order_statistics(data, m, picks):
     assert stats["rounds"] >= 1
 
 
+@PROPS
+@given(
+    data=st.lists(
+        st.lists(st.integers(-3, 3) | st.floats(-1e6, 1e6) | st.just(np.nan), max_size=30),
+        min_size=1,
+        max_size=6,
+    ),
+    m=st.integers(2, 6),
+    picks=st.lists(st.floats(0, 1), min_size=1, max_size=4),
+)
+def test_select_past_nans_finds_the_order_statistics_without_them(data, m, picks):
+    chunks = [np.asarray(c, dtype=np.float64) for c in data]
+    values = np.concatenate(chunks)
+    valid = np.sort(values[~np.isnan(values)])
+    assert sum(_selection.valid_count(np.sort(c)) for c in chunks) == valid.size
+    if valid.size == 0:
+        return
+    positions = sorted({int(p * (valid.size - 1)) for p in picks})
+    ordered = [np.sort(c) for c in chunks]
+    found, has_nan, _ = _selection.select(
+        positions, lambda b: [_selection.probe(s, b, m) for s in ordered], m, nan_stops=False
+    )
+    assert not has_nan
+    assert {k: found[k] for k in positions} == {k: valid[k] for k in positions}
+
+
 def test_select_rounds_and_traffic_stay_small():
     rng = np.random.default_rng(3)
     n, size = 200_000, 8
@@ -178,6 +204,95 @@ def test_median_against_numpy(comm_of, shape, split, n):
             want = np.asarray(np.median(g, axis=axis, keepdims=keepdims))
             check.add(got, want, reduced_split(shape, split, axis, keepdims), comm)
     check.check()
+
+
+QF = [0.5, [0, 0.125, 0.5, 0.875, 1]]
+
+
+@pytest.mark.parametrize(("shape", "split", "n"), layouts([(9,), (4, 6)], rank_counts=(1, 3, 5)))
+def test_nan_quantiles_and_quantile_against_numpy(comm_of, shape, split, n):
+    comm = comm_of(n)
+    g = np.random.default_rng(6).integers(0, 7, size=shape).astype(np.float64)  # ties
+    g.flat[[0, 4, 5]] = np.nan  # NaNs on several ranks
+    if g.ndim == 2:
+        g[2, :] = np.nan  # an all-NaN row: NaN there, as numpy
+    axes = [None, *range(len(shape))]
+    pairs = [
+        (ht.nanpercentile, np.nanpercentile, QS),
+        (ht.nanquantile, np.nanquantile, QF),
+        (ht.quantile, np.quantile, QF),
+    ]
+    check = LayoutBatch()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's all-NaN slices
+        for a in inputs(g, split, comm):
+            for axis in axes:
+                for ours, theirs, qs in pairs:
+                    for i, q in enumerate(qs):
+                        keepdims = bool(i)
+                        got = ours(a, q, axis=axis, keepdims=keepdims)
+                        want = np.asarray(theirs(g, q, axis=axis, keepdims=keepdims))
+                        lead = np.ndim(q)
+                        check.add(
+                            got, want, reduced_split(shape, split, axis, keepdims, lead), comm
+                        )
+                got = ht.nanmedian(a, axis=axis, keepdims=bool(axis))
+                want = np.asarray(np.nanmedian(g, axis=axis, keepdims=bool(axis)))
+                check.add(got, want, reduced_split(shape, split, axis, bool(axis)), comm)
+    check.check()
+
+
+def test_nan_selection_over_several_rounds(comm_of, monkeypatch):
+    comm = comm_of(5)
+    monkeypatch.setattr(_selection, "_SAMPLES", 4)  # force several rounds
+    rng = np.random.default_rng(7)
+    for dtype in (np.float64, np.float32):
+        g = rng.standard_normal(40).astype(dtype)
+        g[rng.choice(40, 9, replace=False)] = np.nan
+        a = unbalanced(ht.array(g, split=0, comm=comm))
+        for i, method in enumerate(_quantiles._METHODS):
+            q = ([3, 50, 97.5], 33.3)[i % 2]
+            got = ht.nanpercentile(a, q, method=method)
+            assert_layout(got, np.asarray(np.nanpercentile(g, q, method=method)), None, comm)
+        assert _selection.last_selection["rounds"] > 1
+        assert_layout(ht.nanmedian(a), np.asarray(np.nanmedian(g)), None, comm)
+        assert_layout(ht.nanquantile(a, 0.3), np.asarray(np.nanquantile(g, 0.3)), None, comm)
+
+
+def test_nan_versions_of_all_nan_ints_and_numpy_dispatch(comm_of):
+    comm = comm_of(3)
+    nans = ht.array(np.full(5, np.nan), split=0, comm=comm)
+    with pytest.warns(RuntimeWarning, match="All-NaN slice encountered in `nanmedian`"):
+        assert_layout(ht.nanmedian(nans), np.asarray(np.nan), None, comm)
+    with pytest.warns(RuntimeWarning, match="All-NaN slice encountered in `nanquantile`"):
+        got = ht.nanquantile(nans, [0.2, 0.5])
+    assert_layout(got, np.full(2, np.nan), None, comm)
+    ints = ht.arange(7, split=0, comm=comm)  # no NaN: the plain functions' values
+    assert_layout(ht.nanmedian(ints), np.asarray(np.nanmedian(np.arange(7))), None, comm)
+    assert_layout(
+        ht.nanpercentile(ints, 40), np.asarray(np.nanpercentile(np.arange(7), 40)), None, comm
+    )
+    g = np.array([3.0, np.nan, 1.0, 2.0])
+    a = ht.array(g, split=0, comm=comm)
+    for fn, args in (
+        (np.nanmedian, ()),
+        (np.nanpercentile, (25,)),
+        (np.nanquantile, (0.25,)),
+        (np.quantile, (0.25,)),
+    ):
+        got = fn(a, *args)
+        assert isinstance(got, ht.DNDarray)
+        np.testing.assert_array_equal(got.numpy(), fn(g, *args))
+    with pytest.raises(ValueError, match=r"`q` must be in \[0, 1\], got 1.5"):
+        ht.quantile(a, 1.5)
+    with pytest.raises(ValueError, match=r"`q` must be in \[0, 1\], got 50"):
+        ht.nanquantile(a, 50)
+    with pytest.raises(
+        TypeError,
+        match=r"`a` of `nanmedian` must have a boolean, integer or floating dtype, got complex64",
+    ):
+        ht.nanmedian(ht.array([1j], comm=comm))
+    assert a.lshape_map[:, 0].tolist() == [2, 1, 1]
 
 
 def test_global_selection_every_method_and_dtype(comm_of, monkeypatch):

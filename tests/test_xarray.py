@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import torch
 import xarray as xr
-from conftest import LayoutBatch, assert_layout, holders, layouts, received_bytes
+from conftest import LayoutBatch, assert_layout, holders, layouts, received_bytes, skewed
 
 import dndask as ht
 from dndask import _xarray
@@ -25,8 +25,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 DIMS = ("time", "lat", "lon")
 
 
-def labelled(n: int, comm, days: int = 40) -> tuple[xr.DataArray, xr.DataArray]:
-    """A (days, 4, 5) field split by time over ``comm``, and the same data in memory."""
+def labelled(
+    n: int, comm, days: int = 40, empty: bool = False
+) -> tuple[xr.DataArray, xr.DataArray]:
+    """A (days, 4, 5) field split by time over ``comm``, and the same data in memory.
+
+    ``empty``: rank 0 (and the middle ranks) hold no rows (``conftest.skewed``).
+    """
     values = np.arange(days * 20, dtype=np.float64).reshape(days, 4, 5) % 17
     coords = {
         "time": pd.date_range("2000-01-01", periods=days, freq="D"),
@@ -34,6 +39,9 @@ def labelled(n: int, comm, days: int = 40) -> tuple[xr.DataArray, xr.DataArray]:
         "lon": np.arange(5.0) * 10,
     }
     a = ht.array(values, split=0, comm=comm)
+    if empty:
+        a = skewed(a)
+        assert a.lshape_map[0, 0] == 0
     split = a.to_xarray(dims=DIMS, coords=coords, name="t", attrs={"units": "K"})
     return split, xr.DataArray(values, dims=DIMS, coords=coords, name="t", attrs={"units": "K"})
 
@@ -94,11 +102,11 @@ OPERATIONS = [
 ]
 
 
-@pytest.mark.parametrize("n", [1, 3, 5])
+@pytest.mark.parametrize(("n", "empty"), [(1, False), (3, False), (5, False), (5, True)])
 @pytest.mark.parametrize(("label", "op", "split"), OPERATIONS, ids=[o[0] for o in OPERATIONS])
-def test_xarray_operations_keep_or_report_the_split(comm_of, n, label, op, split):
+def test_xarray_operations_keep_or_report_the_split(comm_of, n, empty, label, op, split):
     comm = comm_of(n)
-    x, memory = labelled(n, comm)
+    x, memory = labelled(n, comm, empty=empty)
     result, expected = op(x), op(memory)
     assert isinstance(result.data, da.Array)
     assert result.dnd.split == split
@@ -143,11 +151,11 @@ BREAKING = [
 ]
 
 
-@pytest.mark.parametrize("n", [1, 3, 5])
+@pytest.mark.parametrize(("n", "empty"), [(1, False), (3, False), (5, False), (3, True), (5, True)])
 @pytest.mark.parametrize(("label", "op"), BREAKING, ids=[b[0] for b in BREAKING])
-def test_conform_brings_back_one_chunk_per_rank(comm_of, n, label, op):
+def test_conform_brings_back_one_chunk_per_rank(comm_of, n, empty, label, op):
     comm = comm_of(n)
-    x, memory = labelled(n, comm)
+    x, memory = labelled(n, comm, empty=empty)
     ds = xr.Dataset({"t": x, "z": x.mean("lat")})
     result = op(ds)
     # on one rank, xarray may chunk another dimension (rolling): name the one wanted
@@ -184,10 +192,10 @@ def test_conform_gives_empty_ranks_back(comm_of):
         xr.Dataset({"t": x}).dnd.conform("depth")
 
 
-@pytest.mark.parametrize("n", [2, 5])
-def test_xarray_persist_pins_chunks_like_dndarray_persist(client, comm, n):
+@pytest.mark.parametrize(("n", "empty"), [(2, False), (5, False), (5, True)])
+def test_xarray_persist_pins_chunks_like_dndarray_persist(client, comm, n, empty):
     ranks = comm.subcomm(list(range(n))[::-1])  # rank r on worker n - 1 - r: not Dask's pick
-    x, memory = labelled(n, ranks, days=12)
+    x, memory = labelled(n, ranks, days=12, empty=empty)
     pinned = [(w,) for w in ranks.workers]
 
     def held(obj):

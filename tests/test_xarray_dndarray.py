@@ -110,6 +110,11 @@ def test_arithmetic_keeps_a_dndarray(comm_of, n):
         allowed = xr.apply_ufunc(np.sqrt, x, dask="allowed")
         check(allowed, np.sqrt(memory), 0, comm, counts)
         check(x.diff("time"), memory.diff("time"), 0, comm)
+        # the anomaly against a groupby climatology: still x's rows on x's ranks
+        climatology = x.groupby("time.dayofweek").mean()
+        anomaly = x.groupby("time.dayofweek") - climatology
+        expected = memory.groupby("time.dayofweek") - memory.groupby("time.dayofweek").mean()
+        check(anomaly, expected, 0, comm, counts)
 
 
 @pytest.mark.parametrize("n", [2, 3, 5])
@@ -236,6 +241,37 @@ def test_operations_that_leave_the_layout_warn_once(comm_of, label, op, match):
     assert len(out.dnd.conform().data.chunks[0]) == comm.size
 
 
+def test_each_kind_warns_once_per_process(comm_of):
+    """Once per kind of operation (not per call, array or variable), each kind for itself."""
+    x, memory = backed(comm_of(3))
+    ds = xr.Dataset({"t": x, "u": x * 2})
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        for obj in (x, x + 1, ds):
+            obj.rolling(time=3).mean()
+            obj.shift(time=1)
+    found = [str(w.message) for w in record if issubclass(w.category, ht.LayoutWarning)]
+    assert len(found) == 2, found
+    assert "`rolling`" in found[0] and "`shift`" in found[1]
+    assert all("once per kind of operation" in m for m in found)
+    with warnings.catch_warnings():  # later calls, in any order, are quiet
+        warnings.simplefilter("error", ht.LayoutWarning)
+        shifted = (x * 3).shift(time=2)
+    xr.testing.assert_allclose(shifted.compute(), (memory * 3).shift(time=2))
+    _handoff.reset_warnings()
+    with pytest.warns(ht.LayoutWarning, match="`shift`"):
+        x.shift(time=1)
+
+
+def test_polyfit_warns_with_its_reason(comm_of):
+    x, memory = backed(comm_of(3), empty=False)
+    with pytest.warns(ht.LayoutWarning, match=r"`polyfit`.*apply_along_axis"):
+        fitted = x.fillna(0).polyfit("lat", 1).polyfit_coefficients
+    assert isinstance(fitted.data, da.Array)
+    expected = memory.fillna(0).polyfit("lat", 1).polyfit_coefficients
+    xr.testing.assert_allclose(fitted.compute(), expected)
+
+
 def test_left_layout_results_persist_on_their_ranks(client, comm):
     ranks = comm.subcomm([3, 1, 0])
     x, memory = backed(ranks, empty=False)
@@ -257,14 +293,97 @@ def test_dask_outside_xarray_does_not_warn(comm_of):
         assert a.rechunk(5).chunks == ((5, 5),)
 
 
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_median_and_quantile_keep_a_dndarray(comm_of, n):
+    """xarray calls np.nanmedian / np.nanquantile (and xp.median / xp.quantile without skipna)."""
+    comm = comm_of(n)
+    x, memory = backed(comm)
+    counts = x.data.chunks[0]
+    by_lat = ht.array(memory.values, split=1, comm=comm).chunks[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ht.LayoutWarning)
+        # along lat: each rank its own rows, nothing moves
+        check(x.median("lat"), memory.median("lat"), 0, comm, counts)
+        check(x.median("lat", skipna=False), memory.median("lat", skipna=False), 0, comm, counts)
+        quartiles = x.quantile([0.25, 0.75], "lat")
+        check(quartiles, memory.quantile([0.25, 0.75], "lat"), 1, comm, counts)
+        # along time (the split): resplit along lat first, as dndask.median does
+        check(x.median("time"), memory.median("time"), 0, comm, by_lat)
+        check(x.quantile(0.3, "time"), memory.quantile(0.3, "time"), 0, comm, by_lat)
+        check(
+            x.quantile(0.5, "time", skipna=False),
+            memory.quantile(0.5, "time", skipna=False),
+            0,
+            comm,
+            by_lat,
+        )
+        # over everything: the exact distributed selection, NaNs left out
+        check(x.median(), memory.median(), None, comm)
+        check(x.quantile([0.1, 0.9]), memory.quantile([0.1, 0.9]), None, comm)
+        by_day = x.groupby("time.dayofweek").median()
+        check(by_day, memory.groupby("time.dayofweek").median(), 1, comm, by_lat)
+        ds = xr.Dataset({"t": x})
+        check(ds.median("lat")["t"], memory.median("lat"), 0, comm, counts)
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_expand_dims_broadcast_and_idxmax_keep_a_dndarray(comm_of, n):
+    """xarray's expand_dims/broadcast_like call xp.broadcast_to; idxmax indexes with a DNDarray."""
+    comm = comm_of(n)
+    x, memory = backed(comm)
+    counts = x.data.chunks[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ht.LayoutWarning)
+        check(x.expand_dims(member=2), memory.expand_dims(member=2), 1, comm, counts)
+        check(x.isel(lat=0).broadcast_like(x), memory.isel(lat=0).broadcast_like(memory), 0, comm)
+        check(x.fillna(0).idxmax("time"), memory.fillna(0).idxmax("time"), None, comm)
+        check(x.fillna(0).idxmin("lat"), memory.fillna(0).idxmin("lat"), 0, comm, counts)
+        # where(drop=True): xarray refuses a lazy boolean indexer (as for Dask); computed, it works
+        kept = x.where((x > 5).compute(), drop=True)
+        check(kept, memory.where(memory > 5, drop=True), 0, comm)
+    with pytest.raises(KeyError, match="Indexing with a boolean dask array is not allowed"):
+        x.where(x > 5, drop=True)
+    np.testing.assert_array_equal(np.broadcast_to(x.data, (2, 11, 4)).numpy()[1], memory.values)
+    assert x.fillna(0).data.tolist() == memory.fillna(0).values.tolist()
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_outer_and_pointwise_selection(comm_of, n):
+    """xarray's outer indexing (lists on two dims) and vectorized indexing (``vindex``)."""
+    comm = comm_of(n)
+    values = np.arange(11 * 4 * 5.0).reshape(11, 4, 5)
+    a = ht.array(values, split=0, comm=comm)
+    if n > 1:
+        a = skewed(a)
+    dims = ("time", "lat", "lon")
+    x, memory = xr.DataArray(a, dims=dims), xr.DataArray(values, dims=dims)
+
+    def p(v):
+        return xr.DataArray(v, dims="p")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ht.LayoutWarning)
+        for idx, split in (
+            ({"time": [0, 2], "lat": [1, 3]}, 0),  # same lengths: numpy would pair them
+            ({"time": [9, 2, 5], "lat": [1, 3], "lon": [4, 0]}, 0),
+            ({"time": p([0, 3, 9]), "lat": p([1, 2, 0])}, 0),
+            ({"lat": p([1, 2, 0]), "lon": p([4, 4, 1])}, 0),  # vindex puts p first, xarray back
+            ({"time": p([0, 10]), "lon": p([4, 1])}, 0),
+        ):
+            check(x.isel(idx), memory.isel(idx), split, comm)
+    g = np.arange(24).reshape(2, 3, 4)
+    b = ht.array(g, split=1, comm=comm)
+    i, j = np.array([0, 2, 2]), np.array([[1], [3]])
+    got = b.vindex[:, i, j]  # numpy would keep the broadcast axes in the middle
+    np.testing.assert_array_equal(got.numpy(), np.moveaxis(g[:, i, j], (1, 2), (0, 1)))
+    np.testing.assert_array_equal(b.vindex[1, i].numpy(), g[1, i])
+    np.testing.assert_array_equal(b[[0, 1], [2, 0]].numpy(), g[[0, 1], [2, 0]])  # numpy's rule
+
+
 def test_unsupported_operations_say_so(comm_of):
     x, _ = backed(comm_of(2))
-    with pytest.raises(NotImplementedError, match=r"`numpy\.nanmedian` is not supported by dndask"):
-        x.median("lat")
-    with pytest.raises(
-        NotImplementedError, match=r"`numpy\.nanquantile` is not supported by dndask"
-    ):
-        x.quantile(0.5, "lat")
+    with pytest.raises(AttributeError, match="einsum"):
+        x.dot(x)
 
 
 def test_a_dndask_chunk_manager_would_clash_with_dask(comm_of):

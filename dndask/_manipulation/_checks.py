@@ -17,7 +17,7 @@ def is_int(value) -> bool:
 
 
 def int_tuple(value, name: str) -> tuple[int, ...]:
-    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    items = tuple(value) if isinstance(value, (tuple, list, range)) else (value,)
     for item in items:
         if not is_int(item):
             raise TypeError(

@@ -9,9 +9,10 @@ split of every result:
   the reduced axes before it). ``sum_of_weights`` has the same layout.
 - ``bincount``, ``histc``, ``histogram``: one histogram per rank with shared
   bins, then Dask's tree sum; the result is small and ``split=None``.
-- ``percentile``, ``median``: a reduction with the ``q`` axis in front; local
-  on each rank, after a resplit if the split axis is reduced and another axis
-  survives, or an exact distributed selection over all axes (``split=None``).
+- ``percentile``, ``quantile``, ``median`` and their ``nan`` versions: a
+  reduction with the ``q`` axis in front; local on each rank, after a resplit
+  if the split axis is reduced and another axis survives, or an exact
+  distributed selection over all axes (``split=None``).
 
 What lives where:
 
@@ -23,7 +24,8 @@ What lives where:
 - ``_selection``: the exact distributed selection (pure rounds and their driver).
 - ``_moments``: :func:`ptp`, :func:`skew`, :func:`kurtosis`, :func:`cov` (from reductions).
 - ``_bins``: :func:`digitize`, :func:`bucketize` (each rank looks up its own elements).
-- ``_percentile``: :func:`percentile`, :func:`median` and their layouts.
+- ``_percentile``: :func:`percentile`, :func:`quantile`, :func:`median`, their ``nan``
+  versions and their layouts.
 """
 
 from __future__ import annotations
@@ -32,7 +34,14 @@ from ._average import average
 from ._bins import bucketize, digitize
 from ._histograms import bincount, histc, histogram
 from ._moments import cov, kurtosis, ptp, skew
-from ._percentile import median, percentile
+from ._percentile import (
+    median,
+    nanmedian,
+    nanpercentile,
+    nanquantile,
+    percentile,
+    quantile,
+)
 from ._quantiles import combine_quantiles, plan_quantiles
 from ._selection import last_selection, probe, select
 
@@ -48,10 +57,14 @@ __all__ = [
     "kurtosis",
     "last_selection",
     "median",
+    "nanmedian",
+    "nanpercentile",
+    "nanquantile",
     "percentile",
     "plan_quantiles",
     "probe",
     "ptp",
+    "quantile",
     "select",
     "skew",
 ]

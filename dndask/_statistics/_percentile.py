@@ -1,4 +1,6 @@
-"""Front ends :func:`dndask.percentile` and :func:`dndask.median`, and their layouts.
+"""Front ends :func:`dndask.percentile`, :func:`dndask.quantile`, :func:`dndask.median`,
+their NaN-skipping versions (``nanpercentile``, ``nanquantile``, ``nanmedian``), and
+their layouts.
 
 The result is a reduction with ``q``'s shape in front. Reduced axes that are
 not the split axis are whole on every rank, so each rank reduces its own chunk
@@ -7,13 +9,16 @@ another axis survives, the array is first resplit to the longest surviving axis
 and then reduced locally; the result is split along that axis. If every axis
 is reduced (``axis=None`` or a 1-D array), the values come from the exact
 distributed selection (:mod:`._selection`) at the positions planned by
-:mod:`._quantiles`, and the result is ``split=None``.
+:mod:`._quantiles`, and the result is ``split=None``. The ``nan*`` versions
+plan the positions over the values that are not NaN (NaNs sort last, so the
+selection finds them below that count), as numpy leaves NaNs out.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import warnings
 
 import numpy as np
 from dask.base import tokenize
@@ -41,15 +46,23 @@ def _reduce_chunk(fn, chunk, shape: tuple, dtype):
     return xp.asarray(fn(chunk), dtype=dtype)
 
 
-def _percentile_of(chunk, q, axis, method, keepdims):
-    """numpy's percentile of a chunk in its own namespace (``q`` copied there if an array)."""
+def _percentile_of(chunk, q, axis, method, keepdims, name="percentile"):
+    """numpy's ``name`` (``percentile``, ``quantile`` or their ``nan`` versions) of a chunk.
+
+    In the chunk's own namespace (``q`` copied there if an array); an all-NaN
+    slice gives NaN without numpy's RuntimeWarning on the worker.
+    """
     xp = _xp.namespace_of(chunk)
     q = xp.asarray(q) if isinstance(q, np.ndarray) else q
-    return xp.percentile(chunk, q, axis=axis, method=method, keepdims=keepdims)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return getattr(xp, name)(chunk, q, axis=axis, method=method, keepdims=keepdims)
 
 
-def _median_of(chunk, axis, keepdims):
-    return _xp.namespace_of(chunk).median(chunk, axis=axis, keepdims=keepdims)
+def _median_of(chunk, axis, keepdims, name="median"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return getattr(_xp.namespace_of(chunk), name)(chunk, axis=axis, keepdims=keepdims)
 
 
 def _local_reduction(prefix: str, fn, a: _dndarray.DNDarray, axes, keepdims, lead):
@@ -158,29 +171,98 @@ def percentile(
     >>> r.numpy().tolist(), r.split
     ([[5.5, 1.5], [8.5, 2.5]], 1)
     """
-    a = _checks.check_array(a, "percentile")
-    _checks.check_kind(a.dtype, "iuf", "percentile", "a", "an integer or floating")
+    _check_sketch(sketched, sketch_size)
+    return _quantiles_of("percentile", a, q, axis, method, keepdims, interpolation)
+
+
+def _quantiles_of(name: str, a, q, axis, method, keepdims, interpolation=None):
+    """``percentile``, ``quantile``, ``nanpercentile`` or ``nanquantile`` (``name``)."""
+    a = _checks.check_array(a, name)
+    _checks.check_kind(a.dtype, "iuf", name, "a", "an integer or floating")
     if isinstance(q, _dndarray.DNDarray) or _torch.is_tensor(q):
         q = _checks.to_numpy(q, "q")
-    values, fraction, weak = _quantiles.check_q(q)
+    values, fraction, weak = _quantiles.check_q(q, 1 if name.endswith("quantile") else 100)
     method = _quantiles.check_method(method, interpolation)
     keepdims = _checks.check_bool(keepdims, "keepdims")
-    _check_sketch(sketched, sketch_size)
     axes = _layout.normalize_axes(axis, a.ndim)
-    _check_reduced(a, axes, "percentile")
+    _check_reduced(a, axes, name)
     lead = np.shape(values)
+    skip_nan = name.startswith("nan") and a.dtype.kind == "f"
     if not _is_global(a, axes):
         fn = functools.partial(
-            _percentile_of, q=values, axis=axes, method=method, keepdims=keepdims
+            _percentile_of, q=values, axis=axes, method=method, keepdims=keepdims, name=name
         )
-        return _along("percentile", fn, a, axes, keepdims, lead)
-    previous, following, gamma = _quantiles.plan_quantiles(a.size, fraction, method)
-    positions = np.concatenate([np.ravel(previous), np.ravel(following)])
-    found, has_nan = _selection.order_statistics(a, positions)
+        return _along(name, fn, a, axes, keepdims, lead)
+
+    def plan(n):
+        previous, following, gamma = _quantiles.plan_quantiles(n, fraction, method)
+        return previous, following, gamma, np.concatenate([np.ravel(previous), np.ravel(following)])
+
+    if skip_nan:
+        found, n = _selection.order_statistics(a, lambda n: plan(n)[3], skip_nan=True)
+        if n == 0:
+            return _all_nan(a, keepdims, lead, name)
+        has_nan = False
+    else:
+        n = a.size
+        found, has_nan = _selection.order_statistics(a, plan(n)[3])
+    previous, following, gamma, _ = plan(n)
     low = _selection.pick(found, previous, a.dtype)
     high = _selection.pick(found, following, a.dtype)
     values = _quantiles.combine_quantiles(low, high, gamma, weak, has_nan, a.dtype)
     return _as_result(values, a, keepdims, lead)
+
+
+def _all_nan(a, keepdims: bool, lead, name: str):
+    """numpy's answer for values that are all NaN: NaN, with its RuntimeWarning."""
+    warnings.warn(f"All-NaN slice encountered in `{name}`", RuntimeWarning, stacklevel=4)
+    return _as_result(np.full(lead, np.nan, dtype=a.dtype), a, keepdims, lead)
+
+
+def quantile(a, q, axis=None, method="linear", keepdims=False):
+    """The ``q``-th quantiles of ``a`` over ``axis``, as :func:`numpy.quantile`.
+
+    :func:`percentile` with ``q`` in ``[0, 1]`` instead of ``[0, 100]``: the
+    same methods, distribution and result layout; NaNs propagate.
+
+    Examples
+    --------
+    >>> import dndask as ht
+    >>> ht.quantile(ht.array([[10.0, 7.0, 4.0], [3.0, 2.0, 1.0]], split=0), 0.5).item()
+    3.5
+    """
+    return _quantiles_of("quantile", a, q, axis, method, keepdims)
+
+
+def nanpercentile(a, q, axis=None, method="linear", keepdims=False):
+    """:func:`percentile` of the values that are not NaN, as :func:`numpy.nanpercentile`.
+
+    A slice with no such value gives NaN (numpy's RuntimeWarning in the driver
+    when every value is NaN). Over all axes of a split array the selection
+    counts each rank's NaNs first (one small task per rank) and plans the
+    positions over the rest. Integer data has no NaN: as :func:`percentile`.
+
+    Examples
+    --------
+    >>> import dndask as ht
+    >>> ht.nanpercentile(ht.array([1.0, float("nan"), 3.0, 4.0], split=0), 50).item()
+    3.0
+    """
+    return _quantiles_of("nanpercentile", a, q, axis, method, keepdims)
+
+
+def nanquantile(a, q, axis=None, method="linear", keepdims=False):
+    """:func:`quantile` of the values that are not NaN, as :func:`numpy.nanquantile`.
+
+    See :func:`nanpercentile`; ``q`` is in ``[0, 1]``.
+
+    Examples
+    --------
+    >>> import dndask as ht
+    >>> ht.nanquantile(ht.array([1.0, float("nan"), 3.0, 4.0], split=0), 0.5).item()
+    3.0
+    """
+    return _quantiles_of("nanquantile", a, q, axis, method, keepdims)
 
 
 def median(a, axis=None, keepdims=False, *, sketched=False, sketch_size=None):
@@ -215,19 +297,48 @@ def median(a, axis=None, keepdims=False, *, sketched=False, sketch_size=None):
     >>> ht.median(ht.array([[5, 1, 4], [2, 8, 6]], split=1), axis=1).numpy().tolist()
     [4.0, 6.0]
     """
-    a = _checks.check_array(a, "median")
-    _checks.check_kind(a.dtype, "biuf", "median", "a", "a boolean, integer or floating")
-    keepdims = _checks.check_bool(keepdims, "keepdims")
     _check_sketch(sketched, sketch_size)
+    return _median("median", a, axis, keepdims)
+
+
+def nanmedian(a, axis=None, keepdims=False):
+    """:func:`median` of the values that are not NaN, as :func:`numpy.nanmedian`.
+
+    A slice with no such value gives NaN (numpy's RuntimeWarning in the driver
+    when every value is NaN). Distributed as :func:`median`; over all axes of a
+    split array each rank first counts its values that are not NaN (one small
+    task per rank), and the selection finds the middle of those.
+
+    Examples
+    --------
+    >>> import dndask as ht
+    >>> ht.nanmedian(ht.array([5.0, float("nan"), 1.0, 4.0], split=0)).item()
+    4.0
+    """
+    return _median("nanmedian", a, axis, keepdims)
+
+
+def _middle(n: int) -> list[int]:
+    return [n // 2] if n % 2 else [n // 2 - 1, n // 2]
+
+
+def _median(name: str, a, axis, keepdims):
+    a = _checks.check_array(a, name)
+    _checks.check_kind(a.dtype, "biuf", name, "a", "a boolean, integer or floating")
+    keepdims = _checks.check_bool(keepdims, "keepdims")
     axes = _layout.normalize_axes(axis, a.ndim)
-    _check_reduced(a, axes, "median")
+    _check_reduced(a, axes, name)
     if not _is_global(a, axes):
-        fn = functools.partial(_median_of, axis=axes, keepdims=keepdims)
-        return _along("median", fn, a, axes, keepdims, ())
-    n = a.size
-    middle = [n // 2] if n % 2 else [n // 2 - 1, n // 2]
-    found, has_nan = _selection.order_statistics(a, middle)
-    if has_nan:
-        return _as_result(np.asarray(np.nan, dtype=a.dtype), a, keepdims, ())
-    part = np.asarray([found[k] for k in middle], dtype=a.dtype)
+        fn = functools.partial(_median_of, axis=axes, keepdims=keepdims, name=name)
+        return _along(name, fn, a, axes, keepdims, ())
+    if name == "nanmedian" and a.dtype.kind == "f":
+        found, n = _selection.order_statistics(a, _middle, skip_nan=True)
+        if n == 0:
+            return _all_nan(a, keepdims, (), name)
+    else:
+        n = a.size
+        found, has_nan = _selection.order_statistics(a, _middle(n))
+        if has_nan:
+            return _as_result(np.asarray(np.nan, dtype=a.dtype), a, keepdims, ())
+    part = np.asarray([found[k] for k in _middle(n)], dtype=a.dtype)
     return _as_result(np.mean(part, axis=0), a, keepdims, ())

@@ -36,14 +36,17 @@ _ALPHA_BETA = {
 }
 
 
-def check_q(q):
-    """``q`` for numpy (Python scalars kept, numpy's weak promotion), and ``q / 100``.
+def check_q(q, scale: int = 100):
+    """``q`` for numpy (Python scalars kept, numpy's weak promotion), and ``q / scale``.
 
     ``q`` is a Python or numpy number or array-like (a DNDarray or tensor is
-    converted to numpy by the caller).
+    converted to numpy by the caller); ``scale`` is 100 for percentiles, 1 for
+    quantiles.
 
     >>> check_q(50)
     (50, array(0.5), True)
+    >>> check_q([0.25], scale=1)[1]
+    array([0.25])
     """
     weak = type(q) in (int, float)
     values = q if weak else np.asarray(q)
@@ -51,9 +54,9 @@ def check_q(q):
         raise TypeError(f"`q` must be real numbers, got {np.asarray(q).dtype}")
     if np.ndim(q) > 1:
         raise ValueError(f"`q` must be a scalar or 1-D, got shape {np.shape(q)}")
-    fraction = np.true_divide(values, 100, out=...)
+    fraction = np.true_divide(values, scale, out=...)
     if not np.all((fraction >= 0) & (fraction <= 1)):
-        raise ValueError(f"`q` must be in [0, 100], got {q}")
+        raise ValueError(f"`q` must be in [0, {scale}], got {q}")
     return values, fraction, weak
 
 

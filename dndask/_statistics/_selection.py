@@ -103,12 +103,14 @@ def _narrow(samples: list[np.ndarray], counts: list[int], k: int, m: int):
     return (below[-1] if below.size else None), (above[0] if above.size else None)
 
 
-def select(ranks: list[int], ask, m: int):
+def select(ranks: list[int], ask, m: int, nan_stops: bool = True):
     """The values at the global sorted positions ``ranks``, asking the ranks in rounds.
 
     ``ask(brackets)`` returns every rank's :func:`probe` answer. Returns
     ``(values, has_nan, stats)``; ``values`` is a dict from position to value
-    (empty if a NaN was found).
+    (empty if a NaN was found and ``nan_stops``). With ``nan_stops=False`` NaNs
+    are the largest values, as in numpy's sort and searchsorted: positions below
+    the number of values that are not NaN give those values.
     """
     brackets = {k: (None, None) for k in ranks}
     found: dict = {}
@@ -117,7 +119,7 @@ def select(ranks: list[int], ask, m: int):
         open_ = list(dict.fromkeys(brackets[k] for k in brackets if k not in found))
         replies = ask(open_)
         stats["rounds"] += 1
-        if any(has_nan for has_nan, _ in replies):
+        if nan_stops and any(has_nan for has_nan, _ in replies):
             return {}, True, stats
         for b, (low, high) in enumerate(open_):
             answers = [answer[b] for _, answer in replies]
@@ -162,16 +164,43 @@ def _sorted_per_rank(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
     return _dndarray.from_dask(y, 0, a.comm, parents=(a,))
 
 
-def order_statistics(a: _dndarray.DNDarray, positions):
+def valid_count(values) -> int:
+    """How many of the sorted ``values`` are not NaN (NaNs sort last).
+
+    >>> valid_count(np.array([1.0, 2.0, np.nan]))
+    2
+    """
+    if values.dtype.kind != "f" or values.size == 0:
+        return int(values.size)
+    xp = _xp.namespace_of(values)
+    return int(xp.searchsorted(values, xp.asarray(np.nan, dtype=values.dtype), side="left"))
+
+
+def order_statistics(a: _dndarray.DNDarray, positions, *, skip_nan: bool = False):
     """Values of ``a`` (flattened) at the sorted ``positions``, without gathering ``a``.
 
     Each rank's sorted chunk is persisted on its worker; the rounds of
     :func:`select` run as one small task per rank. Returns ``(values, has_nan)``.
+
+    With ``skip_nan``, ``positions`` is a function of the number ``n`` of values
+    that are not NaN (each rank counts its own in one task first), NaNs are
+    left out as numpy's ``nan*`` functions leave them out, and the result is
+    ``(values, n)`` (no values if ``n`` is 0).
     """
     sorted_ = _sorted_per_rank(a).persist(wait=True)
     by_key = {f.key: f for f in distributed.futures_of(sorted_.to_dask())}
     futures = [by_key[key] for key in sorted_._chunk_keys()]
     client, workers, m = a.comm.client, a.comm.workers, max(int(_SAMPLES), 2)
+    n_valid = None
+    if skip_nan:
+        counts = [
+            client.submit(valid_count, f, workers=[w], allow_other_workers=False, pure=False)
+            for f, w in zip(futures, workers, strict=True)
+        ]
+        n_valid = int(sum(client.gather(counts)))
+        if n_valid == 0:
+            return {}, 0
+        positions = positions(n_valid)
 
     def ask(brackets):
         calls = [
@@ -180,11 +209,12 @@ def order_statistics(a: _dndarray.DNDarray, positions):
         ]
         return client.gather(calls)
 
-    found, has_nan, stats = select(sorted({int(p) for p in np.ravel(positions)}), ask, m)
+    wanted = sorted({int(p) for p in np.ravel(positions)})
+    found, has_nan, stats = select(wanted, ask, m, nan_stops=not skip_nan)
     stats["bytes"] = stats["values"] * a.dtype.itemsize + stats["counts"] * 8
     last_selection.clear()
     last_selection.update(stats, ranks=a.comm.size, samples=m)
-    return found, has_nan
+    return (found, n_valid) if skip_nan else (found, has_nan)
 
 
 def pick(found: dict, positions: np.ndarray, dtype) -> np.ndarray:
