@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import dndask as ht
+import dndask.heat as hf
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _standin import StrictArray
@@ -164,6 +165,9 @@ CASES = [
         lambda a, i: ht.take_along_axis(a, i, axis=1),
         [floats(), ints((7, 4), high=4)],
     ),
+    # the Heat face's transcendental functions: torch's kernel on the chunk's device
+    ("heat-exp", lambda a: hf.exp(hf.asarray(a)), [floats()]),
+    ("heat-arctanh", lambda a: hf.arctanh(hf.asarray(a) / 4), [floats()]),
     ("partition", lambda a: ht.partition(a, 6), [floats((20,))]),
     ("partition-lanes", lambda a: ht.partition(a, 1, axis=1), [floats()]),
     ("argpartition", lambda a: ht.argpartition(a, [2, 9]), [floats((20,))]),
