@@ -906,3 +906,17 @@ def test_face_relayouts_move_the_data_at_once(comm_of):
     a.resplit_(1)  # no move: nothing submitted, the graph stays as it is
     assert len(dict(a.to_dask().__dask_graph__())) == 3
     np.testing.assert_array_equal(core.numpy(), x + 1)
+
+
+def test_comm_is_heats_comm_world_for_a_driver():
+    comm = ht.comm
+    assert comm.size == dd.get_comm().size and comm.workers == dd.get_comm().workers
+    values = np.random.default_rng(0).normal(size=(4, 3))
+    assert comm.bcast(values, root=0) is values  # one driver: every rank holds this object
+    assert comm.bcast("x", root=comm.size - 1) == "x"
+    with pytest.raises(ValueError, match=r"`root` of `bcast` must be in \[0, \d+\), got -1"):
+        comm.bcast(values, root=-1)
+    with pytest.raises(TypeError, match="`root` of `bcast` must be an int, got str"):
+        comm.bcast(values, root="0")
+    with pytest.raises(AttributeError):
+        comm.Allreduce  # noqa: B018  (raw MPI on buffers: not there)

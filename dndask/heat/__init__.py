@@ -759,7 +759,11 @@ __all__ = sorted(
 
 
 def __getattr__(name: str) -> object:
-    """``ht.LshapeMap`` (the core's torch tensor class), made on first access."""
+    """``ht.LshapeMap`` (the core's torch tensor class), made on first access; ``ht.comm``,
+    Heat's ``COMM_WORLD`` for object collectives (:class:`._extras.ObjectComm` over the
+    default comm, which starts the cluster on first use)."""
     if name in _LAZY:
         return getattr(_core, name)
+    if name == "comm":
+        return _extras.ObjectComm(_core.get_comm())
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
