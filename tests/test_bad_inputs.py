@@ -1082,6 +1082,9 @@ CATALOGUE: dict[str, Bad] = {
         ValueError,
         r"`target_map`",
     ),
+    "heat-comm-bcast-root": Bad(
+        lambda e: hf.comm.bcast(e.a, root=99), ValueError, r"`root` of `bcast` must be in \[0, "
+    ),
     "heat-ndmin-string": Bad(
         lambda e: hf.array([1], ndmin="2"), TypeError, r"`ndmin` must be an int"
     ),
