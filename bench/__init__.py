@@ -17,5 +17,7 @@ Modules:
 - :mod:`bench.report`: the tables, ``docs/performance.md`` and the plot;
 - :mod:`bench.latency`: the cost of one small step (``python -m bench --latency``);
 - :mod:`bench.weight`: ``import dndask`` time and per-worker memory beside plain Dask
-  (``python -m bench.weight``; its own section of ``docs/performance.md``).
+  (``python -m bench.weight``; its own section of ``docs/performance.md``);
+- :mod:`bench.heat_face`: the Heat face's torch kernels against numpy's, and one round of
+  Heat's ``test_unfold`` loop per split (``python -m bench.heat_face``).
 """

@@ -174,7 +174,10 @@ _OPERATORS = frozenset(
 
 
 def _per_chunk(fn: Callable) -> bool:
-    """Whether ``fn`` on dask arrays is ``fn`` on each block (a one-output ufunc, an operator)."""
+    """Whether ``fn`` on dask arrays is ``fn`` on each block (a one-output ufunc, an operator,
+    a :class:`TorchKernel`)."""
+    if isinstance(fn, TorchKernel):
+        return True
     if isinstance(fn, np.ufunc):
         return fn.nout == 1 and fn.signature is None  # not a generalized ufunc (matmul)
     try:
@@ -234,6 +237,38 @@ class Producer:
             else:
                 args.append(v)
         return (self.fn, *args)
+
+
+@dataclass(frozen=True)
+class TorchKernel:
+    """A unary elementwise function whose chunks are computed by torch's function ``name``.
+
+    Called on dask arrays it builds Dask's elementwise layer (one task per chunk,
+    result type ``dtype``); called on a chunk it runs ``torch.<name>`` on it: the chunk
+    reaches torch through :func:`dndask._torch.to_torch` (a view; DLPack for device
+    chunks) and the result comes back as a chunk of the same device
+    (:func:`dndask._xp.from_torch`). torch is imported by the task that runs it, so a
+    worker imports torch only when it computes such a chunk. Pure data (a name and a
+    dtype): it pickles and tokenizes by value, and :class:`Producer` fuses it like a
+    ufunc. The Heat face computes its transcendental functions with it, so their values
+    are torch's to the last bit, as Heat's are.
+
+    >>> k = TorchKernel("exp", np.dtype(np.float32))
+    >>> k(np.zeros(2, dtype=np.float32)).tolist()
+    [1.0, 1.0]
+    >>> k(da.zeros(4, chunks=2, dtype=np.float32)).compute().tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    """
+
+    name: str
+    dtype: np.dtype
+
+    def __call__(self, x):
+        if isinstance(x, da.Array):
+            meta = _xp.empty_like_meta(_graph.chunk_meta(x), (0,) * x.ndim, self.dtype)
+            return da.map_blocks(self, x, dtype=self.dtype, meta=meta, token=f"torch-{self.name}")
+        fn = getattr(_torch.torch(), self.name)
+        return _xp.from_torch(fn(_torch.to_torch(x)), x)
 
 
 def _one_row_split(fn: Callable, arrays: list, split: int, wrong: da.Array) -> da.Array:

@@ -73,7 +73,8 @@ def is_dtype(obj: object) -> bool:
 
 
 def to_torch(array: np.ndarray) -> torch_module.Tensor:
-    """A torch view of a chunk (a copy if it is read-only or not in native byte order).
+    """A torch view of a chunk (a copy if it is read-only, has negative strides or is not in
+    native byte order).
 
     Device chunks (CuPy) go through DLPack: the tensor is on the chunk's device.
 
@@ -91,8 +92,8 @@ def to_torch(array: np.ndarray) -> torch_module.Tensor:
     array = np.asarray(array)
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
-    elif not array.flags.writeable:
-        array = array.copy()
+    elif not array.flags.writeable or any(s < 0 for s in array.strides):
+        array = array.copy()  # torch holds neither read-only memory nor negative strides
     return torch().from_numpy(array)
 
 

@@ -1067,6 +1067,24 @@ CATALOGUE: dict[str, Bad] = {
     "heat-repeat-object": Bad(
         lambda e: hf.repeat(object(), 2), TypeError, r"`a` of `repeat` must be array-like"
     ),
+    "heat-repeat-negative-axis": Bad(
+        lambda e: hf.repeat(hf.asarray(e.a), 2, -1),
+        ValueError,
+        r"`axis` of `repeat` must be in \[0, 2\) \(as in Heat\), got -1",
+    ),
+    "heat-resplit-axis": Bad(  # the face's eager resplit_ checks before it moves anything
+        lambda e: hf.asarray(e.a).resplit_(5), ValueError, r"`axis`"
+    ),
+    "heat-redistribute-target": Bad(
+        lambda e: hf.asarray(e.a).redistribute_(
+            target_map=counts_map(e.a, [99, 0, 0][: e.a.comm.size])
+        ),
+        ValueError,
+        r"`target_map`",
+    ),
+    "heat-comm-bcast-root": Bad(
+        lambda e: hf.comm.bcast(e.a, root=99), ValueError, r"`root` of `bcast` must be in \[0, "
+    ),
     "heat-ndmin-string": Bad(
         lambda e: hf.array([1], ndmin="2"), TypeError, r"`ndmin` must be an int"
     ),

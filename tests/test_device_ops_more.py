@@ -13,6 +13,7 @@ import pytest
 from conftest import on_device
 
 import dndask as ht
+import dndask.heat as hf
 
 
 def _on(device: str, a: ht.DNDarray) -> None:
@@ -167,6 +168,9 @@ CASES = [
         lambda a, i: ht.take_along_axis(a, i, axis=1),
         [floats(), ints((7, 4), high=4)],
     ),
+    # the Heat face's transcendental functions: torch's kernel on the chunk's device
+    ("heat-exp", lambda a: hf.exp(hf.asarray(a)), [floats()]),
+    ("heat-arctanh", lambda a: hf.arctanh(hf.asarray(a) / 4), [floats()]),
     ("partition", lambda a: ht.partition(a, 6), [floats((20,))]),
     ("partition-lanes", lambda a: ht.partition(a, 1, axis=1), [floats()]),
     ("argpartition", lambda a: ht.argpartition(a, [2, 9]), [floats((20,))]),

@@ -756,3 +756,167 @@ def test_condest_bounds_the_condition_number(comm_of):
         ht.linalg.condest(x, params=10)
     with pytest.raises(ValueError, match="`p` of `condest` must be 2"):
         ht.linalg.condest(x, p=3)
+
+
+# the domain of each function computed by torch's kernel, and a map of [0, 1) onto it
+_TORCH_DOMAIN = {"arccosh": lambda v: 1.0 + 9.0 * v, "arcsin": lambda v: 2 * v - 1}
+_TORCH_DOMAIN["arccos"] = _TORCH_DOMAIN["arctanh"] = _TORCH_DOMAIN["arcsin"]
+
+
+def _per_chunk(fn, values: np.ndarray, a) -> np.ndarray:
+    """``fn`` of each rank's piece of ``values`` (laid out as ``a``), joined: torch's values
+    on Heat's local tensors (some of torch's kernels round an element by its place in a
+    vector, so only the same pieces give the same bits)."""
+    t = torch.from_numpy(values)
+    if a.split is None:
+        return fn(t).numpy()
+    counts = a.lshape_map[:, a.split].tolist()
+    return torch.cat([fn(p) for p in torch.split(t, counts, dim=a.split)], a.split).numpy()
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+def test_transcendental_values_are_torchs_to_the_last_bit(comm_of, n):
+    from dndask.heat._optable import TORCH, TORCH_KERNEL
+
+    comm = comm_of(n)
+    # arange(10) in float32: numpy's exp rounds some of these the other way than torch's
+    base = {
+        np.float32: np.concatenate([np.arange(10), np.linspace(0, 0.999, 14)]).astype(np.float32),
+        np.float64: np.linspace(0, 0.999, 24).reshape(4, 6),
+        np.int32: np.arange(12, dtype=np.int32).reshape(2, 6),
+    }
+    results, expected, fused, fused_expected = [], [], [], []
+    for dtype, x in base.items():
+        for split in splits_of(x.ndim):
+            for name in sorted(TORCH_KERNEL):
+                v = x if dtype is np.int32 else _TORCH_DOMAIN.get(name, lambda v: v)(x)
+                if dtype is np.int32 and name in ("arcsin", "arccos", "arctanh", "arccosh"):
+                    continue  # out of the domain: NaN
+                v = v.astype(dtype)
+                a = skewed(ht.array(v, split=split, comm=comm))
+                got = getattr(ht, name)(a)
+                want = _per_chunk(getattr(torch, TORCH[name]), v, a)
+                assert got.dtype == want.dtype and got.split == split, (name, got.dtype)
+                results.append(got)
+                expected.append(want)
+        # fused into a reduction (the kernel is recorded as the chunks' producer)
+        f = skewed(ht.array(x.astype(np.float32), split=0, comm=comm))
+        fused.append(ht.exp(f).sum(axis=0))
+        fused_expected.append(torch.from_numpy(x.astype(np.float32)).exp().sum(dim=0).numpy())
+    got_values = values_of(results + fused)
+    for got, want in zip(got_values[: len(results)], expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(got_values[len(results) :], fused_expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    # the core keeps numpy's kernels
+    core = dd.exp(dd.array(base[np.float32], split=0, comm=comm)).numpy()
+    np.testing.assert_array_equal(core, np.exp(base[np.float32]))
+
+
+def test_torch_kernel_chunks():
+    from dndask import _ops, _torch
+
+    kernel = _ops.TorchKernel("exp", np.dtype(np.float64))
+    x = np.arange(6.0)[::-1]  # negative strides: torch gets a copy
+    want = torch.exp(torch.arange(6.0, dtype=torch.float64).flip(0)).numpy()
+    np.testing.assert_array_equal(kernel(x), want)
+    assert _torch.to_torch(x).tolist() == x.tolist()
+    assert _ops._per_chunk(kernel) and not _ops._per_chunk(np.add.outer)
+    from dndask.heat import _adapt
+
+    with pytest.raises(ValueError, match="`torch_kernel` needs a unary function"):
+        _adapt.promoted(dd.add, "add", "add", 2, torch_kernel=True)
+
+
+def test_repeat_warns_where_heat_copies(comm_of):
+    import warnings
+
+    comm = comm_of(3)
+    a0 = ht.arange(12, split=0, comm=comm).reshape((2, 2, 3), new_split=0)
+    a1 = ht.arange(12, split=0, comm=comm).reshape((2, 2, 3), new_split=1)
+    a_none = ht.arange(12, comm=comm).reshape((2, 2, 3))
+    r_split = ht.array([1, 2, 0], split=0, comm=comm)
+    r_none = ht.array([1, 2, 0], comm=comm)
+    flat = [1, 0, 2] * 4
+    cases_warn = [
+        (a1, 2, None, "`a` of `repeat` is split along axis 1"),
+        (a1, flat, None, "`a` of `repeat` is split along axis 1"),
+        (
+            a0,
+            ht.array(flat, comm=comm),
+            None,
+            "`repeats` of `repeat` is not split, .* needs it split along axis 0",
+        ),
+        (a_none, r_split, 2, "`repeats` of `repeat` is split along axis 0, .* needs it not split"),
+        (a0, r_split, 2, "`repeats` of `repeat` is split along axis 0, .* needs it not split"),
+        (
+            a1,
+            ht.array([1, 2], comm=comm),
+            1,
+            "is not split, but `a` \\(split 1\\) with `axis=1` needs it split along axis 0",
+        ),
+        (a_none, ht.array([3], split=0, comm=comm), None, "split along axis 0, .* not split"),
+    ]
+    assert (a0.split, a1.split, a_none.split) == (0, 1, None)
+    for a, repeats, axis, match in cases_warn:
+        with pytest.warns(UserWarning, match=match):
+            got = ht.repeat(a, repeats, axis)
+        reps = repeats.numpy() if isinstance(repeats, dd.DNDarray) else repeats
+        np.testing.assert_array_equal(got.numpy(), np.repeat(a.numpy(), reps, axis))
+    quiet = [
+        (a0, 2, None),
+        (a0, 2, 1),
+        (a_none, flat, None),
+        (a_none, r_none, 2),
+        (a0, r_none, 2),
+        (a1, r_split[:2], 1),
+        (ht.zeros((0, 3), split=1, comm=comm), 2, None),  # empty: Heat returns `a` as it is
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for a, repeats, axis in quiet:
+            got = ht.repeat(a, repeats, axis)
+            reps = repeats.numpy() if isinstance(repeats, dd.DNDarray) else repeats
+            np.testing.assert_array_equal(got.numpy(), np.repeat(a.numpy(), reps, axis))
+    with pytest.raises(
+        ValueError, match=r"`axis` of `repeat` must be in \[0, 3\) \(as in Heat\), got -1"
+    ):
+        ht.repeat(a0, 2, -1)
+    # a failed call warns nothing
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="repeats"):
+            ht.repeat(a1, [1, 2, 3], None)
+
+
+def test_face_relayouts_move_the_data_at_once(comm_of):
+    comm = comm_of(3)
+    x = np.arange(60.0).reshape(5, 4, 3)
+    a = ht.array(x, split=0, comm=comm) + 1
+    core = dd.array(x, split=0, comm=comm) + 1
+    assert a.resplit_(2) is a and core.resplit_(2) is core
+    # the face's array is persisted (its graph is its chunks); the core's stays a lazy graph
+    assert len(dict(a.to_dask().__dask_graph__())) == a.to_dask().npartitions == 3
+    assert len(dict(core.to_dask().__dask_graph__())) > 3
+    a.resplit_(1)
+    a.redistribute_(target_map=torch.tensor([[5, 4, 3], [5, 0, 3], [5, 0, 3]]))
+    np.testing.assert_array_equal(a.numpy(), x + 1)
+    assert a.split == 1 and a.lshape_map[:, 1].tolist() == [4, 0, 0]
+    assert len(dict(a.to_dask().__dask_graph__())) == 3
+    a.resplit_(1)  # no move: nothing submitted, the graph stays as it is
+    assert len(dict(a.to_dask().__dask_graph__())) == 3
+    np.testing.assert_array_equal(core.numpy(), x + 1)
+
+
+def test_comm_is_heats_comm_world_for_a_driver():
+    comm = ht.comm
+    assert comm.size == dd.get_comm().size and comm.workers == dd.get_comm().workers
+    values = np.random.default_rng(0).normal(size=(4, 3))
+    assert comm.bcast(values, root=0) is values  # one driver: every rank holds this object
+    assert comm.bcast("x", root=comm.size - 1) == "x"
+    with pytest.raises(ValueError, match=r"`root` of `bcast` must be in \[0, \d+\), got -1"):
+        comm.bcast(values, root=-1)
+    with pytest.raises(TypeError, match="`root` of `bcast` must be an int, got str"):
+        comm.bcast(values, root="0")
+    with pytest.raises(AttributeError):
+        comm.Allreduce  # noqa: B018  (raw MPI on buffers: not there)

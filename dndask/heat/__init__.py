@@ -127,12 +127,12 @@ for _name in _core.__all__:
 # 2. the elementwise functions, from the operation table: Heat's names, Heat's dtype rule
 _EXTRA = {name: getattr(_ufuncs_extra, name) for name in _ufuncs_extra.__all__}
 _ROWS = [row for row in rows() if row[0] != "equal"] + [
-    ("equal", 2, _optable.TORCH["equal"], ("eq",), ())  # `equal` itself is one bool in Heat
+    ("equal", 2, _optable.TORCH["equal"], ("eq",), (), False)  # `equal` is one bool in Heat
 ]
-for _core_name, _arity, _torch_fn, _names, _inplace in _ROWS:
+for _core_name, _arity, _torch_fn, _names, _inplace, _kernel in _ROWS:
     _fn = getattr(_core, _core_name, None) or _EXTRA[_core_name]
     for _name in _names:
-        _funcs[_name] = _adapt.promoted(_fn, _torch_fn, _name, _arity)
+        _funcs[_name] = _adapt.promoted(_fn, _torch_fn, _name, _arity, torch_kernel=_kernel)
 
 
 def equal(x, y) -> _builtins.bool:
@@ -304,8 +304,22 @@ for _name, _default in (
 
 
 def repeat(a, repeats, axis=None) -> DNDarray:
-    """Heat's ``repeat``: a scalar or list ``a`` is made an array first."""
-    return _adapt.face(_core.repeat(_as_array(a, "repeat"), repeats, axis))
+    """Heat's ``repeat``: a scalar or list ``a`` is made an array first, a negative ``axis`` is
+    a ValueError, and the call warns where Heat copies ``a`` or ``repeats`` to another split
+    (:func:`._manip.repeat_warnings`).
+
+    >>> import warnings, dndask.heat as ht
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     ht.repeat(ht.arange(3, split=0), [1, 0, 2]).tolist(), len(caught)
+    ([0, 2, 2], 1)
+    """
+    a = _as_array(a, "repeat")
+    if isinstance(axis, _numbers.Integral) and not isinstance(axis, _builtins.bool) and axis < 0:
+        raise ValueError(f"`axis` of `repeat` must be in [0, {a.ndim}) (as in Heat), got {axis}")
+    out = _adapt.face(_core.repeat(a, repeats, axis))
+    _manip.repeat_warnings(a, repeats, axis)
+    return out
 
 
 def tile(x, reps) -> DNDarray:
@@ -746,7 +760,11 @@ __all__ = sorted(
 
 
 def __getattr__(name: str) -> object:
-    """``ht.LshapeMap`` (the core's torch tensor class), made on first access."""
+    """``ht.LshapeMap`` (the core's torch tensor class), made on first access; ``ht.comm``,
+    Heat's ``COMM_WORLD`` for object collectives (:class:`._extras.ObjectComm` over the
+    default comm, which starts the cluster on first use)."""
     if name in _LAZY:
         return getattr(_core, name)
+    if name == "comm":
+        return _extras.ObjectComm(_core.get_comm())
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

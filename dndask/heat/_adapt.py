@@ -201,7 +201,14 @@ def _torch_out(torch_fn: str | Callable, probes: tuple):
     return out.dtype
 
 
-def promoted(core_fn: Callable, torch_fn: str | Callable | None, name: str, arity: int) -> Callable:
+def promoted(
+    core_fn: Callable,
+    torch_fn: str | Callable | None,
+    name: str,
+    arity: int,
+    *,
+    torch_kernel: bool = False,
+) -> Callable:
     """An elementwise core function whose dtypes follow Heat's rule.
 
     Operands are DNDarrays or numeric scalars (Heat refuses lists and tensors with a
@@ -212,7 +219,14 @@ def promoted(core_fn: Callable, torch_fn: str | Callable | None, name: str, arit
     gives for operands of that type (``true_divide`` of ints is float32, comparisons
     are bool). Types torch refuses (``hypot`` of ints on the CPU) raise TypeError, as
     in Heat. ``where=`` keeps ``out``'s values (zeros without ``out``) where it is False.
+
+    With ``torch_kernel`` (a unary function named in :data:`~._optable.TORCH_KERNEL`)
+    every chunk is computed by the torch function itself (:class:`dndask._ops.TorchKernel`
+    over the same elementwise graph code), so the values are torch's to the last bit, as
+    Heat's local operations give them; otherwise the core's numpy kernel runs.
     """
+    if torch_kernel and (arity != 1 or not isinstance(torch_fn, str)):
+        raise ValueError(f"`torch_kernel` needs a unary function with a torch name, got `{name}`")
 
     @functools.wraps(core_fn)
     def adapter(*args, out=None, where=True, dtype=None, **kwargs):
@@ -246,11 +260,14 @@ def promoted(core_fn: Callable, torch_fn: str | Callable | None, name: str, arit
                 )
             operands = _cast_operands(operands, np.dtype(common.dtype))
             want = np.dtype(types.canonical_heat_type(out_dtype).dtype)
+        fn = core_fn
+        if torch_kernel and want is not None and not args[arity:] and not kwargs:
+            fn = _torch_chunks(torch_fn, want, name)
         if where is not True:
-            return face(_masked(core_fn, operands, args[arity:], kwargs, out, where, want, name))
+            return face(_masked(fn, operands, args[arity:], kwargs, out, where, want, name))
         if dtype is not None:  # Heat's `dtype=` (abs, round, ...): the result's type
             want = np.dtype(types.canonical_heat_type(_dtype_arg(dtype)).dtype)
-        result = core_fn(*operands, *args[arity:], **kwargs)
+        result = fn(*operands, *args[arity:], **kwargs)
         if want is not None and np.dtype(result.to_dask().dtype) != want:
             result = result.astype(want)
         if out is None:
@@ -261,6 +278,16 @@ def promoted(core_fn: Callable, torch_fn: str | Callable | None, name: str, arit
 
     adapter.__name__ = adapter.__qualname__ = name
     return adapter
+
+
+def _torch_chunks(torch_name: str, dtype: np.dtype, name: str) -> Callable:
+    """The core's elementwise function of one operand with torch computing every chunk."""
+    kernel = _ops.TorchKernel(torch_name, dtype)
+
+    def function(x):
+        return _ops.elementwise(kernel, x, name=name)
+
+    return function
 
 
 def _broadcast_into(result, out):

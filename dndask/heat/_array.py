@@ -147,6 +147,32 @@ class DNDarray(_dndarray.DNDarray):
             return self.larray.tolist()
         return self.numpy().tolist()
 
+    # Heat's in-place relayouts move the data when they are called; the core's only change
+    # the graph, so every later use of the array would repeat the move (and a chain of
+    # resplits would grow). The face persists the array after a move (non-blocking), so the
+    # moved chunks are made once and kept, as Heat's are.
+    def resplit_(self, axis: int | None = None, *, method: str | None = None) -> DNDarray:
+        """Change the split axis in place and start moving the data now (Heat's eager
+        ``resplit_``); see :meth:`dndask.DNDarray.resplit_`.
+
+        >>> import dndask.heat as ht
+        >>> ht.arange(6, split=0).reshape((2, 3)).resplit_(1).lshape_map[:, 1].tolist()[:2]
+        [1, 1]
+        """
+        return self._moved(_dndarray.DNDarray.resplit_, axis, method=method)
+
+    def redistribute_(self, lshape_map=None, target_map=None) -> DNDarray:
+        """Move rows along ``split`` in place, starting now (Heat's eager ``redistribute_``);
+        see :meth:`dndask.DNDarray.redistribute_`."""
+        return self._moved(_dndarray.DNDarray.redistribute_, lshape_map, target_map)
+
+    def _moved(self, core_method, *args, **kwargs) -> DNDarray:
+        before = self.to_dask().name
+        core_method(self, *args, **kwargs)
+        if self.to_dask().name != before:
+            self.persist_()
+        return self
+
     def create_lshape_map(self, force_check: bool = False):
         """Heat's name of :attr:`lshape_map`."""
         return self.lshape_map
@@ -383,7 +409,7 @@ def install_methods(funcs: dict, table) -> None:
             setattr(DNDarray, name, _method_of(funcs[name]))
     if "nan_to_num" in funcs:
         DNDarray.nan_to_num_ = _nan_to_num_inplace(funcs["nan_to_num"])
-    for _core, arity, _torch_fn, names, inplace_names in table:
+    for _core, arity, _torch_fn, names, inplace_names, _kernel in table:
         fn = funcs[names[0]]
         for name in names:
             if name not in ("real", "imag"):  # properties, as in Heat

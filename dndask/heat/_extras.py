@@ -15,7 +15,14 @@ import dndask as _core
 from .. import _comm, _dndarray, _per_rank, _torch
 from . import _adapt, types
 
-__all__ = ["floats_only", "gathered_indices", "heat_sign", "same_split_axes", "spmd_pieces"]
+__all__ = [
+    "ObjectComm",
+    "floats_only",
+    "gathered_indices",
+    "heat_sign",
+    "same_split_axes",
+    "spmd_pieces",
+]
 
 
 def heat_sign(promoted_sign):
@@ -150,3 +157,36 @@ def gathered_indices(fn, name: str):
     split.__name__ = split.__qualname__ = name
     split.__doc__ = fn.__doc__
     return split
+
+
+class ObjectComm:
+    """Heat's ``ht.comm`` (mpi4py's ``COMM_WORLD``) for a driver program: its object
+    collectives, over dndask's default comm.
+
+    Heat's SPMD code runs on every process, and ``ht.comm.bcast(obj, root=0)`` makes every
+    process hold the root's ``obj``. A dndask program is one driver: there is one ``obj``,
+    which every rank already sees, so ``bcast`` returns it (after checking ``root``).
+    Everything else is the comm's own (``size``, ``workers``...).
+
+    >>> import dndask as dd
+    >>> comm = ObjectComm(dd.get_comm())
+    >>> comm.bcast([1, 2], root=0), comm.size == dd.get_comm().size
+    ([1, 2], True)
+    """
+
+    def __init__(self, comm: _comm.Comm) -> None:
+        self._comm = comm
+
+    def bcast(self, obj, root: int = 0):
+        """``obj`` as every rank would receive it from ``root``: the driver's own object."""
+        if isinstance(root, bool) or not isinstance(root, (int, np.integer)):
+            raise TypeError(f"`root` of `bcast` must be an int, got {type(root).__name__}")
+        if not 0 <= root < self._comm.size:
+            raise ValueError(f"`root` of `bcast` must be in [0, {self._comm.size}), got {root}")
+        return obj
+
+    def __getattr__(self, name: str):
+        return getattr(self._comm, name)
+
+    def __repr__(self) -> str:
+        return f"ObjectComm({self._comm!r})"

@@ -9,13 +9,15 @@ result types and result tuples. Each is a composition of the core's functions.
 - ``split``: ``axis`` in ``[0, ndim)``;
 - ``nonzero`` (and one-argument ``where``): one ``(n, ndim)`` array, which indexes as
   coordinates (:func:`coordinate_key`);
-- ``any``/``all`` along the axis of 1-D input: shape ``(1,)``.
+- ``any``/``all`` along the axis of 1-D input: shape ``(1,)``;
+- ``repeat``: Heat's warnings where Heat resplits ``a`` or ``repeats`` (:func:`repeat_warnings`).
 """
 
 from __future__ import annotations
 
 import builtins
 import numbers
+import warnings
 
 import numpy as np
 
@@ -32,6 +34,7 @@ __all__ = [
     "joined",
     "nonzero",
     "pad",
+    "repeat_warnings",
     "sort",
     "split_axis_checked",
     "topk",
@@ -410,3 +413,67 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
                         f"`{what}` of `diff` must have shape {want}, got {value.shape} (as in Heat)"
                     )
     return _adapt.face(_core.diff(a, n, axis, prepend=prepend, append=append))
+
+
+def repeat_warnings(a, repeats, axis) -> None:
+    """Heat's warnings for a ``repeat(a, repeats, axis)`` that succeeded.
+
+    Heat runs ``torch.repeat_interleave`` on each process's tensor, so it first
+    resplits ``a`` along axis 0 when ``axis`` is None (a flattened result), and
+    gathers or splits ``repeats`` to match ``a``'s layout; each such copy is a
+    ``UserWarning``. dndask's ``repeat`` needs none of these copies (it plans the result
+    from the global ``repeats``), so the face only reports where Heat would have made
+    them: the conditions are Heat 1.8's, read from the splits. A list, tuple or numpy
+    ``repeats`` counts as not split, an int as a broadcast (as does one element).
+
+    >>> import warnings, dndask.heat as ht
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     repeat_warnings(ht.zeros((2, 3), split=1), 2, None)
+    >>> str(caught[0].message).split(":")[0]
+    '`a` of `repeat` is split along axis 1'
+    """
+    if 0 in a.shape:
+        return
+    a_split = a.split
+    if axis is not None and axis < 0:
+        axis += a.ndim
+    r_split = repeats.split if isinstance(repeats, _dndarray.DNDarray) else None
+    broadcast = isinstance(repeats, numbers.Integral) or _size(repeats) == 1
+
+    def warn_a() -> None:
+        warnings.warn(
+            f"`a` of `repeat` is split along axis {a_split}: with `axis=None` Heat copies it "
+            "with split 0 first",
+            UserWarning,
+            stacklevel=4,
+        )
+
+    def warn_repeats(target) -> None:
+        has = "not split" if r_split is None else f"split along axis {r_split}"
+        needs = "not split" if target is None else f"split along axis {target}"
+        warnings.warn(
+            f"`repeats` of `repeat` is {has}, but `a` (split {a_split}) with `axis={axis}` "
+            f"needs it {needs}: Heat copies it first",
+            UserWarning,
+            stacklevel=4,
+        )
+
+    if broadcast:
+        if axis is None and a_split not in (None, 0):
+            warn_a()
+        if isinstance(repeats, _dndarray.DNDarray) and r_split is not None:
+            warn_repeats(None)
+        return
+    if a_split is None or (axis is not None and a_split != axis):
+        if r_split is not None:
+            warn_repeats(None)
+        return
+    if axis is None and a_split != 0:
+        warn_a()
+    if r_split != 0:  # Heat splits `repeats` along axis 0 like `a`
+        warn_repeats(0)
+
+
+def _size(repeats) -> int:
+    return repeats.size if isinstance(repeats, _dndarray.DNDarray) else int(np.size(repeats))

@@ -4,7 +4,8 @@ The core table's rows give every elementwise function's names: dndask's, numpy's
 aliases, Heat's names (``heat``) and Heat's in-place methods (``heat_inplace``). The
 face generates its functions, methods, operators and in-place methods from them
 (``dndask/heat/__init__.py``, ``_array.py``). What the face adds per operation is
-the torch function whose dtype behaviour Heat follows (:data:`TORCH`), and a few rows
+the torch function whose dtype behaviour Heat follows (:data:`TORCH`), the functions
+whose chunks torch computes (:data:`TORCH_KERNEL`), and a few rows
 for functions the core table does not hold yet (:data:`EXTRA`: dndask's
 ``_ufuncs_extra``).
 """
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from .. import _torch
 from .._optable import OPS
 
-__all__ = ["EXTRA", "OPERATORS", "TORCH", "rows", "torch_function"]
+__all__ = ["EXTRA", "OPERATORS", "TORCH", "TORCH_KERNEL", "rows", "torch_function"]
 
 
 def _promoted_square(x):
@@ -115,6 +116,20 @@ TORCH = {
 }
 
 
+# the unary floating-point functions whose chunks the face computes with the TORCH function
+# itself (:class:`dndask._ops.TorchKernel`), so the values are torch's to the last bit, as
+# Heat's are (numpy's vectorised kernels round some results the other way); the other rows
+# keep the core's numpy kernels, which agree with torch's exactly (arithmetic, comparisons,
+# rounding, bit operations) or are not compared bit for bit by Heat
+TORCH_KERNEL = frozenset(
+    {
+        "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+        "sin", "cos", "tan", "arcsin", "arccos", "arctan",
+        "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
+    }
+)  # fmt: skip
+
+
 def torch_function(entry: str | Callable) -> Callable:
     """The torch function of a :data:`TORCH` entry (imports torch).
 
@@ -136,19 +151,25 @@ EXTRA = (
 
 
 def rows() -> list[tuple]:
-    """``(core name, arity, torch function, face names, in-place names)`` per operation.
+    """``(core name, arity, torch function, face names, in-place names, torch kernel)`` per
+    operation.
 
     The face names are dndask's name, its aliases and Heat's names (no duplicates);
     rows the core does not export (``divmod``) are left to the face's own function.
+    ``torch kernel`` is whether torch's function computes the chunks (:data:`TORCH_KERNEL`).
+
+    >>> [row[5] for row in rows() if row[0] in ("exp", "add")]
+    [True, False]
     """
     out = []
     for op in OPS:
         if not op.export:
             continue
         names = tuple(dict.fromkeys((op.name, *op.aliases, *op.heat)))
-        out.append((op.name, op.arity, TORCH.get(op.name), names, op.heat_inplace))
+        kernel = op.name in TORCH_KERNEL
+        out.append((op.name, op.arity, TORCH.get(op.name), names, op.heat_inplace, kernel))
     for name, arity, names, inplace in EXTRA:
-        out.append((name, arity, TORCH.get(name), names, inplace))
+        out.append((name, arity, TORCH.get(name), names, inplace, name in TORCH_KERNEL))
     return out
 
 
