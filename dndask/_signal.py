@@ -27,7 +27,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 from . import _distribution, _dndarray, _factories, _layout, _ops, _xp
 from ._compat import new_array
-from ._graph import empty, meta_of
+from ._graph import chunk_meta, empty, meta_of
 
 __all__ = [
     "MODES",
@@ -242,7 +242,7 @@ def _signal_graph(
     x = signal.to_dask()
     token = tokenize(x.name, whole.to_dask().name, start, stop, stride, str(dtype), label)
     name, pieces_name = f"{label}-{token}", f"{label}-piece-{token}"
-    meta = meta_of(dtype, 1, x._meta)
+    meta = meta_of(dtype, 1, chunk_meta(x))
     layer: dict = {}
     hints: dict = {}
     for r, w in enumerate(windows):
@@ -377,7 +377,7 @@ def convolve_batched(a, v, mode: str = "full", stride: int = 1) -> _dndarray.DND
     x = a.to_dask()
     token = tokenize(x.name, kernel.to_dask().name, start, stop, stride, str(dtype))
     name = f"convolve-batched-{token}"
-    meta = meta_of(dtype, a.ndim, x._meta)
+    meta = meta_of(dtype, a.ndim, chunk_meta(x))
     counts = a.counts_displs()[0] if a.split is not None else (a.shape[0],)
     layer, hints = {}, {}
     for r, (key, kkey) in enumerate(zip(a._chunk_keys(), kernel_keys, strict=True)):
