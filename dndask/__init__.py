@@ -15,6 +15,7 @@ out; a test checks it against the table. torch is imported on first use only
 from . import _methods, _numpy_functions, _torch, array_api, linalg, random  # noqa: F401 (registration)
 from ._cluster import current_client, init, shutdown
 from ._comm import Comm, get_comm, use_comm
+from ._display import get_printoptions, set_printoptions
 from ._dndarray import DNDarray
 from ._elementwise import FUNCTIONS as _TABLE_FUNCTIONS
 from ._elementwise import allclose, clip, isclose, nan_to_num, round
@@ -168,7 +169,18 @@ from ._types import (
 from ._types import (
     bool_ as bool,  # Heat's name; shadows the builtin only inside this namespace
 )
-from ._ufuncs_extra import gcd, isneginf, isposinf, lcm, logaddexp2, modf, sgn
+from ._ufuncs_extra import (
+    angle,
+    gcd,
+    iscomplex,
+    isneginf,
+    isposinf,
+    isreal,
+    lcm,
+    logaddexp2,
+    modf,
+    sgn,
+)
 from ._xarray import from_xarray
 from ._xp import Device, cpu, get_device, gpu, use_device
 
@@ -189,6 +201,7 @@ __all__ = [
     "add",
     "all",
     "allclose",
+    "angle",
     "any",
     "arange",
     "arccos",
@@ -273,6 +286,7 @@ __all__ = [
     "gcd",
     "get_comm",
     "get_device",
+    "get_printoptions",
     "gpu",
     "greater",
     "greater_equal",
@@ -290,12 +304,14 @@ __all__ = [
     "int8",
     "invert",
     "isclose",
+    "iscomplex",
     "isfinite",
     "isin",
     "isinf",
     "isnan",
     "isneginf",
     "isposinf",
+    "isreal",
     "kurtosis",
     "lcm",
     "left_shift",
@@ -376,6 +392,7 @@ __all__ = [
     "save_netcdf",
     "save_zarr",
     "searchsorted",
+    "set_printoptions",
     "sgn",
     "shape",
     "shutdown",

@@ -1,7 +1,7 @@
 """What a DNDarray shows: ``repr``/``str`` and the notebook display.
 
 - ``repr(a)`` and ``str(a)`` are Heat's: the values (only the edges of an
-  array of more than :data:`dndask._repr.THRESHOLD` elements), computed when
+  array of more than ``threshold`` elements, :func:`set_printoptions`), computed when
   needed, as Heat prints them. A REPL's ``>>> a`` and ``print(a)`` show values.
 - The notebook display (:func:`mimebundle`, what Jupyter asks for; it also
   answers ``text/plain``, so Jupyter never falls back to ``repr``) runs no
@@ -29,7 +29,88 @@ import numpy as np
 
 from . import _compute, _layout, _repr, _types
 
-__all__ = ["display_text", "for_xarray", "html", "in_memory", "inline", "mimebundle", "text"]
+__all__ = [
+    "display_text",
+    "for_xarray",
+    "get_printoptions",
+    "html",
+    "in_memory",
+    "inline",
+    "mimebundle",
+    "options",
+    "set_printoptions",
+    "text",
+]
+
+_OPTIONS = [_repr.DEFAULT_OPTIONS]  # the current print options (one list cell: replaced whole)
+
+
+def options() -> _repr.PrintOptions:
+    """The print options ``repr``/``str`` use now."""
+    return _OPTIONS[0]
+
+
+def get_printoptions() -> dict:
+    """The current print options: ``precision``, ``threshold``, ``edgeitems``, ``linewidth``
+    and ``sci_mode``.
+
+    >>> import dndask as ht
+    >>> ht.get_printoptions()["precision"]
+    4
+    """
+    return dict(vars(_OPTIONS[0]))
+
+
+def set_printoptions(
+    precision: int | None = None,
+    threshold: float | None = None,
+    edgeitems: int | None = None,
+    linewidth: int | None = None,
+    sci_mode: bool | None = None,
+) -> None:
+    """Set how ``repr``/``str`` print values; ``None`` keeps an option as it is.
+
+    Parameters
+    ----------
+    precision : int
+        Digits after the decimal point of floats (4).
+    threshold : int or float
+        Arrays of more elements print only their edges (1000; ``math.inf``: never).
+    edgeitems : int
+        Items shown at each end of a summarized axis (3).
+    linewidth : int
+        Characters per line before a row wraps (80).
+    sci_mode : bool
+        Scientific notation always (True), never (False); by default when the magnitudes
+        call for it. Unlike the others, ``None`` here restores that default.
+
+    Examples
+    --------
+    >>> import dndask as ht
+    >>> ht.set_printoptions(precision=2)
+    >>> print(ht.array([1.0 / 3.0], split=0))
+    DNDarray([0.33], dtype=ht.float32, device=cpu:0, split=0)
+    >>> ht.set_printoptions(precision=4)
+    """
+    current = _OPTIONS[0]
+    new = {}
+    for name, value, low in (
+        ("precision", precision, 0),
+        ("threshold", threshold, 0),
+        ("edgeitems", edgeitems, 1),
+        ("linewidth", linewidth, 1),
+    ):
+        if value is None:
+            continue
+        integral = isinstance(value, (int, np.integer)) or (name == "threshold" and value == np.inf)
+        if isinstance(value, bool) or not integral:
+            raise TypeError(f"`{name}` must be an int, got {type(value).__name__}")
+        if value < low:
+            raise ValueError(f"`{name}` must be at least {low}, got {value}")
+        new[name] = value if name == "threshold" and value == np.inf else int(value)
+    if sci_mode is not None and not isinstance(sci_mode, bool):
+        raise TypeError(f"`sci_mode` must be a bool or None, got {type(sci_mode).__name__}")
+    _OPTIONS[0] = _repr.PrintOptions(**{**vars(current), **new, "sci_mode": sci_mode})
 
 
 def _meta(a) -> str:
@@ -64,7 +145,8 @@ def _values(a) -> np.ndarray:
     if a.size == 0:
         return np.empty(a.shape, a.dtype)
     x = a.to_dask()
-    for axis, idx in enumerate(_repr.edge_indices(a.shape, a.size > _repr.THRESHOLD)):
+    opts = options()
+    for axis, idx in enumerate(_repr.edge_indices(a.shape, _repr.summarizes(a.size, opts), opts)):
         if len(idx) != a.shape[axis]:
             x = x[(slice(None),) * axis + (idx,)]
     return _compute.compute(x, a.comm.client, {})
@@ -72,7 +154,7 @@ def _values(a) -> np.ndarray:
 
 def text(a) -> str:
     """Heat's ``repr``: ``DNDarray(<values>, dtype=..., device=..., split=...)`` (computes)."""
-    return _repr.text(_values(a), a.shape, _meta(a))
+    return _repr.text(_values(a), a.shape, _meta(a), options())
 
 
 def _html(a, values: str | None) -> str:

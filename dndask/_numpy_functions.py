@@ -26,6 +26,7 @@ from . import (
     _signal,
     _sorting,
     _statistics,
+    _ufuncs_extra,
 )
 from ._dndarray import DNDarray
 from ._protocols import implements, implements_ufunc, outputs, unsupported
@@ -151,6 +152,10 @@ TABLE: dict[Callable, Callable] = {
     np.tile: _manipulation.tile,
     np.transpose: _manipulation.transpose,
     np.vstack: _manipulation.vstack,
+    # elementwise functions that are not ufuncs
+    np.angle: _ufuncs_extra.angle,
+    np.iscomplex: _ufuncs_extra.iscomplex,
+    np.isreal: _ufuncs_extra.isreal,
     # products
     np.dot: _linalg.dot,
     np.outer: _linalg.outer,

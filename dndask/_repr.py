@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,18 +16,36 @@ __all__ = [
     "EDGE_ITEMS",
     "LINE_WIDTH",
     "THRESHOLD",
+    "PrintOptions",
     "comm_html",
     "edge_indices",
     "format_values",
     "html_table",
     "lazy_text",
     "lshape_rows_text",
+    "summarizes",
     "text",
 ]
 
 EDGE_ITEMS = 3
 THRESHOLD = 1000  # arrays larger than this print only their edges
 LINE_WIDTH = 80
+
+
+@dataclass(frozen=True)
+class PrintOptions:
+    """How values print (Heat's and torch's names): digits after the point, the element count
+    above which only ``edgeitems`` per axis end show, the line width, and scientific notation
+    (``None``: when the magnitudes call for it)."""
+
+    precision: int = 4
+    threshold: float = THRESHOLD
+    edgeitems: int = EDGE_ITEMS
+    linewidth: int = LINE_WIDTH
+    sci_mode: bool | None = None
+
+
+DEFAULT_OPTIONS = PrintOptions()
 NOT_COMPUTED = "not computed (print(a) computes them; a.persist() keeps them in memory)"
 # inside an xarray object, whose own repr shows this one
 NOT_COMPUTED_XARRAY = (
@@ -34,43 +53,62 @@ NOT_COMPUTED_XARRAY = (
 )
 
 
-def edge_indices(shape: Sequence[int], summarize: bool) -> list[np.ndarray]:
+def summarizes(size: int, options: PrintOptions = DEFAULT_OPTIONS) -> bool:
+    """Whether an array of ``size`` elements prints only its edges."""
+    return size > options.threshold
+
+
+def edge_indices(
+    shape: Sequence[int], summarize: bool, options: PrintOptions = DEFAULT_OPTIONS
+) -> list[np.ndarray]:
     """Per axis, the indices a summarized print shows (all of them when short)."""
     out = []
+    edge = options.edgeitems
     for n in shape:
-        if summarize and n > 2 * EDGE_ITEMS:
-            out.append(np.r_[0:EDGE_ITEMS, n - EDGE_ITEMS : n])
+        if summarize and n > 2 * edge:
+            out.append(np.r_[0:edge, n - edge : n])
         else:
             out.append(np.arange(n))
     return out
 
 
-def _element_formatter(values: np.ndarray):
+def _element_formatter(values: np.ndarray, options: PrintOptions = DEFAULT_OPTIONS):
     kind = values.dtype.kind
+    digits = options.precision
     if kind == "b":
         return lambda v: "True" if v else "False"
     if kind in "iu":
         return lambda v: str(int(v))
     if kind == "c":
-        real = _element_formatter(values.real.astype(np.float64))
-        imag = _element_formatter(values.imag.astype(np.float64))
+        real = _element_formatter(values.real.astype(np.float64), options)
+        imag = _element_formatter(values.imag.astype(np.float64), options)
         return lambda v: f"{real(v.real)}{'+' if v.imag >= 0 else '-'}{imag(abs(v.imag)).strip()}j"
     finite = np.abs(values[np.isfinite(values)]).astype(np.float64)
     nonzero = finite[finite > 0]
-    scientific = finite.size and (finite.max() >= 1e8 or (nonzero.size and nonzero.min() < 1e-4))
+    scientific = options.sci_mode
+    if scientific is None:
+        scientific = bool(
+            finite.size and (finite.max() >= 1e8 or (nonzero.size and nonzero.min() < 1e-4))
+        )
     if scientific:
-        return lambda v: f"{v:.4e}"
+        return lambda v: f"{v:.{digits}e}"
     if finite.size and (finite == np.round(finite)).all():
         # integral floats print as torch does: "2."
         return lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)
-    return lambda v: f"{v:.4f}"
+    return lambda v: f"{v:.{digits}f}"
 
 
-def format_values(values: np.ndarray, summarized: Sequence[bool], indent: int) -> str:
+def format_values(
+    values: np.ndarray,
+    summarized: Sequence[bool],
+    indent: int,
+    options: PrintOptions = DEFAULT_OPTIONS,
+) -> str:
     """Nested brackets of ``values``; ``summarized[axis]`` inserts ``...`` mid-axis."""
     if values.ndim == 0:
-        return _element_formatter(values.reshape(1))(values[()])
-    fmt = _element_formatter(values)
+        return _element_formatter(values.reshape(1), options)(values[()])
+    fmt = _element_formatter(values, options)
+    edge, line_width = options.edgeitems, options.linewidth
     cells = np.vectorize(fmt, otypes=[object])(values) if values.size else values.astype(object)
     width = max((len(c) for c in cells.flat), default=0)
 
@@ -80,11 +118,11 @@ def format_values(values: np.ndarray, summarized: Sequence[bool], indent: int) -
         if block.ndim == 1:
             items = [c.rjust(width) for c in block]
             if gap:
-                items = [*items[:EDGE_ITEMS], "...", *items[EDGE_ITEMS:]]
+                items = [*items[:edge], "...", *items[edge:]]
             lines, line = [], ""
             for item in items:
                 piece = item if not line else f"{line}, {item}"
-                if line and len(pad) + len(piece) + 2 > LINE_WIDTH:
+                if line and len(pad) + len(piece) + 2 > line_width:
                     lines.append(line + ",")
                     line = item
                 else:
@@ -93,18 +131,20 @@ def format_values(values: np.ndarray, summarized: Sequence[bool], indent: int) -
             return "[" + ("\n" + pad).join(lines) + "]"
         rows = [render(sub, depth + 1) for sub in block]
         if gap:
-            rows = [*rows[:EDGE_ITEMS], "...", *rows[EDGE_ITEMS:]]
+            rows = [*rows[:edge], "...", *rows[edge:]]
         sep = ",\n" + "\n" * (block.ndim - 2) + pad
         return "[" + sep.join(rows) + "]"
 
     return render(cells, 0)
 
 
-def text(values: np.ndarray, shape: Sequence[int], meta: str) -> str:
+def text(
+    values: np.ndarray, shape: Sequence[int], meta: str, options: PrintOptions = DEFAULT_OPTIONS
+) -> str:
     """``DNDarray(<values>, <meta>)`` for the (possibly summarized) values."""
     prefix = "DNDarray("
     summarized = [v != n for v, n in zip(values.shape, shape, strict=True)]
-    body = format_values(values, summarized, len(prefix))
+    body = format_values(values, summarized, len(prefix), options)
     if values.size == 0 and values.ndim:
         body = f"[], size={tuple(shape)}"
     return f"{prefix}{body}, {meta})"

@@ -1,4 +1,5 @@
-"""More elementwise functions (numpy's ``logaddexp2``, ``gcd``, ``lcm``, ``isposinf``, ...).
+"""More elementwise functions (numpy's ``logaddexp2``, ``gcd``, ``lcm``, ``isposinf``,
+``angle``, ``iscomplex``, ...).
 
 They run through the same operand alignment as :mod:`dndask._elementwise`: the
 result has the split of the first split operand, and no data moves otherwise.
@@ -15,7 +16,18 @@ from . import _ops
 if TYPE_CHECKING:
     from ._dndarray import DNDarray
 
-__all__ = ["gcd", "isneginf", "isposinf", "lcm", "logaddexp2", "modf", "sgn"]
+__all__ = [
+    "angle",
+    "gcd",
+    "iscomplex",
+    "isneginf",
+    "isposinf",
+    "isreal",
+    "lcm",
+    "logaddexp2",
+    "modf",
+    "sgn",
+]
 
 
 def logaddexp2(x1, x2, /, *, out: DNDarray | None = None) -> DNDarray:
@@ -95,3 +107,41 @@ def modf(x, /) -> tuple[DNDarray, DNDarray]:
     """
     whole = _ops.elementwise(np.trunc, x, name="modf")
     return _ops.elementwise(np.subtract, x, whole, name="modf"), whole
+
+
+def _angle_in_degrees(z):
+    return np.angle(z, deg=True)
+
+
+def angle(z, deg: bool = False, out: DNDarray | None = None) -> DNDarray:
+    """The counterclockwise angle of each complex element from the positive real axis.
+
+    In radians, or in degrees with ``deg=True``; real elements have angle 0 or pi.
+
+    >>> import dndask as ht
+    >>> ht.angle(ht.array([1.0, 1j, -1.0], split=0), deg=True).numpy().tolist()
+    [0.0, 90.0, 180.0]
+    """
+    if not isinstance(deg, bool):
+        raise TypeError(f"`deg` must be a bool, got {type(deg).__name__}")
+    return _ops.elementwise(_angle_in_degrees if deg else np.angle, z, name="angle", out=out)
+
+
+def iscomplex(x, /) -> DNDarray:
+    """Whether each element has a nonzero imaginary part (False for every real dtype).
+
+    >>> import dndask as ht
+    >>> ht.iscomplex(ht.array([1 + 1j, 2 + 0j], split=0)).numpy().tolist()
+    [True, False]
+    """
+    return _ops.elementwise(np.iscomplex, x, name="iscomplex")
+
+
+def isreal(x, /) -> DNDarray:
+    """Whether each element has a zero imaginary part (True for every real dtype).
+
+    >>> import dndask as ht
+    >>> ht.isreal(ht.array([1 + 1j, 2 + 0j], split=0)).numpy().tolist()
+    [False, True]
+    """
+    return _ops.elementwise(np.isreal, x, name="isreal")

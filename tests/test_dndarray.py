@@ -334,3 +334,22 @@ def test_slices_are_copies(comm_of):
     assert a.numpy().tolist() == list(range(6)) and v.numpy().tolist() == [101, 102]
     a[1:3] += 100
     assert a.numpy().tolist() == [0, 101, 102, 3, 4, 5]
+
+
+def test_print_options_change_what_repr_shows(comm_of):
+    a = ht.arange(10, dtype=ht.float64, split=0, comm=comm_of(3)) / 3
+    before = ht.get_printoptions()
+    try:
+        ht.set_printoptions(threshold=5, edgeitems=1, precision=1)
+        assert str(a) == "DNDarray([0., ..., 3.], dtype=ht.float64, device=cpu:0, split=0)"
+        ht.set_printoptions(threshold=float("inf"), precision=3, sci_mode=True)
+        assert str(a).startswith("DNDarray([0.000e+00, 3.333e-01,")
+        ht.set_printoptions(linewidth=30, sci_mode=False)
+        lines = str(a).split("\n")
+        assert len(lines) > 1 and all(len(line) <= 30 for line in lines[:-1])  # rows wrap
+    finally:
+        ht.set_printoptions(**before)
+    assert ht.get_printoptions() == before
+    with pytest.raises(TypeError, match=r"`threshold` must be an int, got str"):
+        ht.set_printoptions(threshold="all")
+    assert ht.get_printoptions() == before

@@ -920,3 +920,76 @@ def test_comm_is_heats_comm_world_for_a_driver():
         comm.bcast(values, root="0")
     with pytest.raises(AttributeError):
         comm.Allreduce  # noqa: B018  (raw MPI on buffers: not there)
+
+
+# ---------------------------------------------------------------------------- printing
+def test_print_options_profiles_and_local_printing(comm_of, capsys):
+    comm = comm_of(3)
+    x = ht.arange(12, dtype=ht.float, split=0, comm=comm).reshape((6, 2)) / 3
+    before = ht.get_printoptions()
+    try:
+        ht.set_printoptions(precision=2)
+        assert "0.33" in str(x) and "0.3333" not in str(x)
+        ht.set_printoptions(profile="short")
+        assert ht.get_printoptions()["edgeitems"] == 2 and ht.get_printoptions()["precision"] == 2
+        ht.set_printoptions(profile="full", linewidth=50)
+        opts = ht.get_printoptions()
+        assert opts["threshold"] == float("inf") and opts["linewidth"] == 50
+        ht.set_printoptions(profile="default", sci_mode=True)
+        assert "3.3333e-01" in str(x)
+        ht.set_printoptions(sci_mode=False)
+        ht.local_printing()
+        lines = str(x).split("\n")
+        # every rank's chunk, each line tagged with its rank
+        assert [line[:5] for line in lines] == [f"[{r}/2]" for r in (0, 0, 1, 1, 2, 2)]
+        assert lines[1].endswith("device: cpu:0, split: 0")
+        ht.print0(x)  # rank 0's chunk only
+        ht.global_printing()
+        ht.global_printing()  # already global: says nothing
+        ht.print0(x[:1])
+    finally:
+        ht.global_printing()
+        ht.set_printoptions(**{k: v for k, v in before.items()})
+    out = capsys.readouterr().out.split("\n")
+    assert out[0] == "Printing options set to LOCAL. DNDarrays will print the local PyTorch Tensors"
+    assert out[1].startswith("[[0.0000, 0.3333]") and out[2].endswith("device: cpu:0, split: 0")
+    assert out[3].startswith("Printing options set to GLOBAL")
+    assert out[4].startswith("DNDarray([[0.0000, 0.3333]]")
+    assert ht.get_printoptions() == before
+    assert ht.printing.print0 is ht.print0 and ht.core.types.float32 is ht.float32
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: ht.set_printoptions(profile="long"), ValueError,
+         r"`profile` must be one of \['default', 'full', 'short'\], got 'long'"),
+        (lambda: ht.set_printoptions(precision=-1), ValueError, r"`precision` must be at least 0"),
+        (lambda: ht.set_printoptions(edgeitems=1.5), TypeError, r"`edgeitems` must be an int"),
+        (lambda: ht.set_printoptions(sci_mode="yes"), TypeError,
+         r"`sci_mode` must be a bool or None, got str"),
+    ],
+    ids=["profile", "precision", "edgeitems", "sci-mode"],
+)  # fmt: skip
+def test_print_options_bad_input_changes_nothing(call, error, match):
+    before = ht.get_printoptions()
+    with pytest.raises(error, match=match):
+        call()
+    assert ht.get_printoptions() == before
+
+
+def test_heat_types_without_a_value_are_one_zero(comm_of):
+    for t in (ht.float32, ht.int, ht.bool, ht.complex64, ht.uint8):
+        a = t()
+        assert a.shape == (1,) and a.dtype == t
+        assert not a.numpy().any()
+
+
+def test_angle_iscomplex_isreal_in_the_face(comm_of):
+    z = np.array([1j, -1.0 + 0j, 1 + 1j, 2.0 + 0j], dtype=np.complex64)
+    a = ht.array(z, split=0, comm=comm_of(3))
+    np.testing.assert_allclose(ht.angle(a).numpy(), np.angle(z), rtol=1e-6)
+    np.testing.assert_allclose(ht.angle(a, deg=True).numpy(), np.angle(z, deg=True), rtol=1e-6)
+    assert ht.iscomplex(a).tolist() == [True, False, True, False]
+    assert ht.isreal(a).tolist() == [False, True, False, True]
+    assert ht.isreal(ht.arange(3, split=0, comm=comm_of(2))).dtype == ht.bool

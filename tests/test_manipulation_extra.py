@@ -201,6 +201,7 @@ def test_new_elementwise(comm_of, n):
     comm = comm_of(n)
     x = np.array([-3.5, -1.0, 0.0, 2.25, np.inf, -np.inf])
     i = np.array([12, 18, -4, 7, 0, 9])
+    z = np.array([1 + 1j, -2.0 + 0j, 3j, 0j, -1 - 1e-9j, 4.5 + 0j])
     results, expected = [], []
     for split in splits_of(1):
         a = skewed(ht.array(x, split=split, comm=comm))
@@ -209,8 +210,16 @@ def test_new_elementwise(comm_of, n):
         expected += [np.isposinf(x), np.isneginf(x), np.sign(x), *np.modf(x[:4])]
         results += [ht.gcd(b, 6), ht.lcm(b, 4), ht.logaddexp2(a[:4], 1.0)]
         expected += [np.gcd(i, 6), np.lcm(i, 4), np.logaddexp2(x[:4], 1.0)]
+        c = skewed(ht.array(z, split=split, comm=comm))
+        results += [ht.angle(c), ht.angle(c, deg=True), ht.angle(a[:4]), ht.angle(b)]
+        expected += [np.angle(z), np.angle(z, deg=True), np.angle(x[:4]), np.angle(i)]
+        results += [ht.iscomplex(c), ht.isreal(c), ht.iscomplex(a), ht.isreal(b)]
+        expected += [np.iscomplex(z), np.isreal(z), np.iscomplex(x), np.isreal(i)]
     for got, want in zip(values_of(results), expected, strict=True):
+        assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want)
+    with pytest.raises(TypeError, match=r"`deg` must be a bool, got int"):
+        ht.angle(ht.array(z, split=0, comm=comm), deg=1)
 
 
 @pytest.mark.parametrize("n", RANK_COUNTS)

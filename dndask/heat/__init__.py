@@ -35,7 +35,19 @@ import numpy as _np
 import dndask as _core
 
 from .. import _dndarray, _ops, _torch, _ufuncs_extra
-from . import _adapt, _extras, _local, _manip, _optable, _signal, _stats, linalg, random, types  # noqa: F401  (ht.linalg, ht.random)
+from . import (  # noqa: F401  (ht.linalg, ht.random)
+    _adapt,
+    _extras,
+    _local,
+    _manip,
+    _optable,
+    _printing,
+    _signal,
+    _stats,
+    linalg,
+    random,
+    types,
+)
 from ._array import DNDarray, install_methods
 from ._optable import rows
 from .types import (  # noqa: F401  (re-exported below through __all__)
@@ -492,6 +504,9 @@ _funcs["where"] = _manip.where
 _funcs["diff"] = _manip.diff
 _funcs["any"] = _manip.axis_reduction_1d(_core.any, "any")
 _funcs["convolve"] = _signal.convolve
+for _name in _printing.__all__:
+    if _name not in ("is_local", "local_text"):
+        _funcs[_name] = getattr(_printing, _name)
 _funcs["all"] = _manip.axis_reduction_1d(_core.all, "all")
 
 
@@ -716,6 +731,7 @@ DNDarray.copysign_ = _extras.floats_only(DNDarray.copysign_, "copysign_")  # Hea
 # Heat's submodule names (ht.factories.array, ht.manipulations.resplit, ...): the face
 # keeps every function in one namespace, and these names point at it
 factories = manipulations = indexing = statistics = arithmetics = rounding = _sys.modules[__name__]
+printing = signal = complex_math = core = _sys.modules[__name__]
 exponential = trigonometrics = relational = logical = stride_tricks = _sys.modules[__name__]
 _SUBMODULES = (
     "factories",
@@ -729,6 +745,10 @@ _SUBMODULES = (
     "relational",
     "logical",
     "stride_tricks",
+    "printing",
+    "signal",
+    "complex_math",
+    "core",
 )
 
 __all__ = sorted(

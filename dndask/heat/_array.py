@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _dndarray
-from . import _adapt, _local, _manip, types
+from . import _adapt, _local, _manip, _printing, types
 from ._optable import OPERATORS
 
 if TYPE_CHECKING:
@@ -270,6 +270,12 @@ class DNDarray(_dndarray.DNDarray):
                 f"along {self.split} (as in Heat)"
             )
         _dndarray.DNDarray.__setitem__(self, _manip.coordinate_key(self, key), value)
+
+    def __str__(self) -> str:
+        """The global array (as ``repr``), or every rank's chunk under ``local_printing()``."""
+        if _printing.is_local():
+            return _printing.local_text(self)
+        return super().__str__()
 
     def __round__(self, ndigits=None):
         """``round(x)``: a Python number for one element, else an elementwise round (Heat)."""

@@ -124,7 +124,8 @@ class datatype(metaclass=_HeatType):  # noqa: N801 (Heat's name)
             raise TypeError(f"cannot create '{cls.__name__}' instances")
         if len(value) > 1:
             raise TypeError(f"`{cls.__name__}` takes at most 1 argument ({len(value)} given)")
-        return _BUILD["array"](value[0] if value else 0, cls, device, comm)
+        # no value: Heat's one zero element, shape (1,)
+        return _BUILD["array"](value[0] if value else [0], cls, device, comm)
 
     @classmethod
     def torch_type(cls) -> torch.dtype:
