@@ -1001,3 +1001,26 @@ def test_angle_iscomplex_isreal_in_the_face(comm_of):
     assert ht.iscomplex(a).tolist() == [True, False, True, False]
     assert ht.isreal(a).tolist() == [False, True, False, True]
     assert ht.isreal(ht.arange(3, split=0, comm=comm_of(2))).dtype == ht.bool
+
+
+def test_can_cast_and_result_type_take_heats_codes_and_scalars():
+    int16s = np.zeros(3, dtype=np.int16)
+    assert ht.can_cast(1.0, ht.float32, casting="no")  # a Python float is float32
+    assert ht.can_cast(ht.float16, "f2", casting="no")
+    assert not ht.can_cast(int16s, ht.float32, casting="no")
+    assert ht.can_cast(int16s, ht.float32, casting="safe")
+    # Heat's same_kind: one family only (numpy's also allows safe casts across families)
+    assert ht.can_cast(ht.uint8, ht.int8, casting="same_kind")
+    assert not ht.can_cast(int16s, ht.float32, casting="same_kind")
+    assert not ht.can_cast(ht.float64, ht.bool, casting="same_kind")
+    assert ht.can_cast(ht.float64, ht.bool, casting="unsafe")
+    assert ht.canonical_heat_type("u") is ht.uint8  # Heat's code (numpy reads uint32)
+    assert ht.result_type("b", "f4") is ht.float32
+    assert ht.result_type(ht.float64, 1, ht.bool, "u", torch.uint8, np.complex128) is ht.complex128
+    assert ht.heat_type_of([3, "text"]) is ht.int32  # Heat's last resort: the first element
+    with pytest.raises(TypeError, match=r"`casting` must be a str, got int"):
+        ht.can_cast(ht.uint8, ht.uint8, casting=1)
+    with pytest.raises(ValueError, match=r"`casting` must be one of \['no', 'safe', .*'hello'"):
+        ht.can_cast(ht.uint8, ht.uint8, casting="hello")
+    with pytest.raises(TypeError, match=r"data type of dict is not understood"):
+        ht.can_cast({}, ht.uint8, casting="unsafe")

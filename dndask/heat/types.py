@@ -237,6 +237,8 @@ def canonical_heat_type(a_type) -> type:
         return _PYTHON[a_type]
     if isinstance(a_type, str) and a_type in _PYTHON_NAMES:
         return _PYTHON_NAMES[a_type]
+    if isinstance(a_type, str) and a_type in _HEAT_CODES:
+        return _HEAT_CODES[a_type]
     try:
         return _BY_DTYPE[_core_types.canonical_dtype(a_type, "a_type")]
     except KeyError:
@@ -244,6 +246,8 @@ def canonical_heat_type(a_type) -> type:
 
 
 _PYTHON_NAMES = {"int": int32, "float": float32, "bool": bool, "complex": complex64}
+# Heat's own type codes where numpy reads them otherwise ("u" is uint32 to numpy)
+_HEAT_CODES = {"u": uint8, "bool_": bool}
 
 
 def heat_type_of(obj) -> type:
@@ -258,7 +262,11 @@ def heat_type_of(obj) -> type:
     if isinstance(obj, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
         return _PYTHON[type(obj)]
     if isinstance(obj, (list, tuple)):
-        return canonical_heat_type(_torch.torch().tensor(obj).dtype)
+        try:
+            return canonical_heat_type(_torch.torch().tensor(obj).dtype)
+        except (TypeError, ValueError, RuntimeError):
+            if obj and type(obj[0]) in _PYTHON:  # Heat's last resort: the first element's type
+                return _PYTHON[type(obj[0])]
     raise TypeError(f"data type of {type(obj).__name__} is not understood")
 
 
@@ -409,13 +417,31 @@ def can_cast(from_, to, casting: str = "intuitive") -> builtins.bool:
     "intuitive" (the default) is a safe cast or one of Heat's intuitive extras
     (int16 -> float16, int32 -> float32 / complex64), as :func:`promote_types` uses.
 
-    >>> can_cast(int32, float32), can_cast(int64, float32), can_cast(int64, float32, "same_kind")
+    "same_kind" is Heat's: the two types are of one family (bool, integer, floating, complex).
+    A value (``1.0``, an array) stands for its Heat type.
+
+    >>> can_cast(int32, float32), can_cast(int64, float32), can_cast(int64, int8, "same_kind")
     (True, False, True)
     """
-    if casting not in ("no", "safe", "same_kind", "unsafe", "intuitive", "equiv"):
-        raise ValueError(f"`casting` must be one of Heat's casting rules, got {casting!r}")
-    src = from_ if not hasattr(from_, "dtype") or isinstance(from_, _HeatType) else from_.dtype
-    a, b = canonical_heat_type(src), canonical_heat_type(to)
+    if not isinstance(casting, str):
+        raise TypeError(f"`casting` must be a str, got {type(casting).__name__}")
+    if casting not in _CASTINGS:
+        raise ValueError(f"`casting` must be one of {list(_CASTINGS)}, got {casting!r}")
+    a, b = _type_or_type_of(from_), _type_or_type_of(to)
     if casting == "intuitive":
         return _casts_intuitively(a, b)
+    if casting == "same_kind":  # Heat's: one family (bool, integer, floating, complex)
+        return _FAMILY[a.dtype.kind] == _FAMILY[b.dtype.kind]
     return builtins.bool(np.can_cast(a.dtype, b.dtype, casting))
+
+
+_CASTINGS = ("no", "safe", "same_kind", "unsafe", "intuitive")
+_FAMILY = {"b": "bool", "i": "integer", "u": "integer", "f": "floating", "c": "complex"}
+
+
+def _type_or_type_of(value) -> type:
+    """A type (Heat, numpy, torch, Python, or a code) as a Heat type, else the Heat type of a
+    value (an array's, a scalar's: ``1.0`` is float32)."""
+    if isinstance(value, (_HeatType, np.dtype, str, type)) or _torch.is_dtype(value):
+        return canonical_heat_type(value)
+    return heat_type_of(value)
