@@ -32,6 +32,8 @@ from ._graph import chunk_meta, empty, meta_of
 __all__ = [
     "MODES",
     "Window",
+    "check_mode",
+    "check_stride",
     "convolve",
     "convolve_batched",
     "convolve_strided",
@@ -128,7 +130,7 @@ def _padded(pieces: list, left: int, right: int, dtype):
         parts.insert(0, xp.zeros((*lead, left), dtype=dtype))
     if right:
         parts.append(xp.zeros((*lead, right), dtype=dtype))
-    return parts[0] if len(parts) == 1 else xp.concatenate(parts, axis=-1)
+    return _xp.concatenate(parts, -1)
 
 
 def _on_device_of(kernel, like):
@@ -178,12 +180,14 @@ def _convolve_rows(chunk, kernel, left: int, right: int, first: int, count: int,
 
 
 # ---------------------------------------------------------------------- checks
-def _check_mode(mode: object) -> None:
+def check_mode(mode: object) -> None:
+    """ValueError unless ``mode`` is one of :data:`MODES`."""
     if mode not in MODES:
         raise ValueError(f"`mode` must be one of {list(MODES)}, got {mode!r}")
 
 
-def _check_stride(stride: object) -> int:
+def check_stride(stride: object) -> int:
+    """``stride`` as an int: TypeError unless it is one, ValueError unless it is positive."""
     if isinstance(stride, bool) or not isinstance(stride, numbers.Integral):
         raise TypeError(f"`stride` must be an int, got {type(stride).__name__}")
     if stride < 1:
@@ -301,7 +305,7 @@ def convolve(a, v, mode: str = "full") -> _dndarray.DNDarray:
     >>> ht.convolve(ht.ones(5, split=0), [0.0, 1.0, 2.0]).numpy().tolist()
     [0.0, 1.0, 3.0, 3.0, 3.0, 3.0, 2.0]
     """
-    _check_mode(mode)
+    check_mode(mode)
     a, v = _operands(a, v)
     _check_1d(a, v)
     dtype = _result_dtype(a, v)
@@ -322,8 +326,8 @@ def convolve_strided(a, v, mode: str = "full", stride: int = 1) -> _dndarray.DND
     >>> convolve_strided(ht.ones(5, split=0), ht.arange(3.0), stride=2).numpy().tolist()
     [0.0, 3.0, 3.0, 2.0]
     """
-    _check_mode(mode)
-    stride = _check_stride(stride)
+    check_mode(mode)
+    stride = check_stride(stride)
     a, v = _operands(a, v)
     _check_1d(a, v)
     if v.shape[0] > a.shape[0]:
@@ -349,8 +353,8 @@ def convolve_batched(a, v, mode: str = "full", stride: int = 1) -> _dndarray.DND
     >>> convolve_batched(ht.ones((2, 4), split=0), ht.ones(2)).numpy().tolist()
     [[1.0, 2.0, 2.0, 2.0, 1.0], [1.0, 2.0, 2.0, 2.0, 1.0]]
     """
-    _check_mode(mode)
-    stride = _check_stride(stride)
+    check_mode(mode)
+    stride = check_stride(stride)
     a, v = _operands(a, v)
     dtype = _result_dtype(a, v)
     if a.ndim < 2:

@@ -68,16 +68,12 @@ def convolve(a, v, mode: str = "full", stride: int = 1):
             )
     elif v.ndim > 1:
         raise ValueError(f"a 1-D signal needs a 1-D filter, got shapes {a.shape} and {v.shape}")
-    if mode not in _signal.MODES:
-        raise ValueError(f"`mode` must be one of {list(_signal.MODES)}, got {mode!r}")
-    if isinstance(stride, bool) or not isinstance(stride, numbers.Integral):
-        raise TypeError(f"`stride` must be an int, got {type(stride).__name__}")
-    if stride < 1:
-        raise ValueError(f"`stride` must be a positive int, got {stride}")
+    _signal.check_mode(mode)
+    stride = _signal.check_stride(stride)
     if mode == "same" and stride > 1:
         raise ValueError(f"`stride` must be 1 for mode 'same', got {stride}")
     if mode == "same" and v.shape[-1] % 2 == 0:
         raise ValueError(f"mode 'same' needs an odd-sized filter, got size {v.shape[-1]}")
     if a.ndim > 1:
-        return _adapt.face(_signal.convolve_batched(a, v, mode, int(stride)))
-    return _adapt.face(_signal.convolve_strided(a, v, mode, int(stride)))
+        return _adapt.face(_signal.convolve_batched(a, v, mode, stride))
+    return _adapt.face(_signal.convolve_strided(a, v, mode, stride))
