@@ -13,7 +13,6 @@ out; a test checks it against the table. torch is imported on first use only
 """
 
 from . import _methods, _numpy_functions, _torch, array_api, linalg, random  # noqa: F401 (registration)
-from ._cluster import current_client, init, shutdown
 from ._comm import Comm, get_comm, use_comm
 from ._display import get_printoptions, set_printoptions
 from ._dndarray import DNDarray
@@ -116,6 +115,7 @@ from ._reductions import (
     sum,
     var,
 )
+from ._runtime import current_client, init, shutdown
 from ._signal import convolve
 from ._sorting import (
     argpartition,

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 import distributed
 
-from . import _cluster, _launch, _layout, _repr
+from . import _launch, _layout, _repr, _runtime
 from ._compat import scheduler_workers
 
 __all__ = ["Comm", "get_comm", "use_comm"]
@@ -111,7 +111,7 @@ class Comm:
     def client(self) -> distributed.Client:
         """The client this comm computes with."""
         if self._client is None or self._client.status != "running":
-            self._client = _cluster.current_client()
+            self._client = _runtime.current_client()
         return self._client
 
     def is_distributed(self) -> bool:
@@ -194,7 +194,7 @@ def get_comm() -> Comm:
         if _default is None or (
             _default._client is not None and _default._client.status != "running"
         ):
-            _default = Comm.from_client(_cluster.current_client())
+            _default = Comm.from_client(_runtime.current_client())
         return _default
 
 
@@ -212,7 +212,7 @@ def reset_default() -> None:
     use_comm(None)
 
 
-_cluster.on_shutdown(reset_default)
+_runtime.on_shutdown(reset_default)
 
 
 def sanitize_comm(comm: object) -> Comm:

@@ -280,7 +280,7 @@ class NannyKeepingCluster(distributed.LocalCluster):
     timer (``distributed.deploy.lost-worker-timeout``) that closes the
     worker's nanny unless a worker of the same name is back by then. This
     class keeps the bookkeeping of the base ``Cluster`` and drops the timer
-    (why dndask needs that: ``dndask._cluster.LoopbackCluster``). The method
+    (why dndask needs that: ``dndask._runtime.LoopbackCluster``). The method
     is private to distributed and has no public hook.
     """
 

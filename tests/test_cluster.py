@@ -13,7 +13,7 @@ import distributed
 import pytest
 
 import dndask as ht
-from dndask import _cluster, _comm, _launch, _mpi
+from dndask import _comm, _launch, _mpi, _runtime
 
 
 def test_embedded_cluster_listens_on_loopback_only(client):
@@ -197,14 +197,14 @@ def test_unguarded_script_gets_a_clear_error(tmp_path):
 
 
 def test_environment_variable_checks(monkeypatch):
-    from dndask import _cluster
+    from dndask import _runtime
 
     monkeypatch.setenv("DNDASK_WORKERS", "many")
     with pytest.raises(ValueError, match="`DNDASK_WORKERS` must be a positive int, got 'many'"):
-        _cluster._default_workers()
+        _runtime._default_workers()
     monkeypatch.setenv("DNDASK_WORKERS", "0")
     with pytest.raises(ValueError, match="`DNDASK_WORKERS` must be a positive int, got 0"):
-        _cluster._default_workers()
+        _runtime._default_workers()
 
 
 def test_progress_setting(monkeypatch):
@@ -331,7 +331,7 @@ def test_embedded_gpu_workers_see_their_gpu_and_never_spill():
 
     Nothing here starts CUDA; with a real GPU, bench/gpu_check.py runs the same cluster.
     """
-    client, cluster = _cluster._start_local(3, ["4", "7"], False, {})
+    client, cluster = _runtime._start_local(3, ["4", "7"], False, {})
     try:
 
         def seen(dask_worker):

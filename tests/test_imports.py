@@ -200,7 +200,7 @@ def test_planners_do_not_reach_the_array_or_the_cluster():
     graph, _ = import_graph()
     for planner in PLANNERS:
         below = _reachable(graph, planner)
-        assert not below & {"dndask._dndarray", "dndask._cluster", "dndask._compute"}, planner
+        assert not below & {"dndask._dndarray", "dndask._runtime", "dndask._compute"}, planner
 
 
 def test_the_array_core_imports_only_lower_layers():
@@ -211,7 +211,7 @@ def test_the_array_core_imports_only_lower_layers():
     assert {"dndask._ops", "dndask._elementwise", "dndask._methods", "dndask._protocols"} <= above
     assert below <= {
         "dndask._abc",
-        "dndask._cluster",
+        "dndask._runtime",
         "dndask._compat",
         "dndask._comm",
         "dndask._compute",

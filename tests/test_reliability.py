@@ -29,7 +29,7 @@ import torch
 from conftest import assert_layout
 
 import dndask as ht
-from dndask import _cluster, _comm, _dndarray, _recovery
+from dndask import _comm, _dndarray, _recovery, _runtime
 
 N_SPARE = 3  # workers of the dedicated cluster
 RESTART_TIMEOUT = 90.0  # seconds a nanny may take to bring a killed worker back
@@ -94,7 +94,7 @@ def spare(client):
     """
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DNDASK_LOST_WORKER_TIMEOUT", str(RESTART_TIMEOUT))
-        cluster = _cluster.LoopbackCluster(  # what ht.init starts (see its docstring)
+        cluster = _runtime.LoopbackCluster(  # what ht.init starts (see its docstring)
             n_workers=N_SPARE,
             threads_per_worker=1,
             host="127.0.0.1",
