@@ -72,7 +72,9 @@ bench: $(VENV)/.installed
 # `array.query-planning` on, tests/test_compat.py (must pass) and the placement tests (known to
 # fail there: reported, not failing the target). DASK_NEXT picks other releases, e.g.
 # DASK_NEXT="dask[array]==2025.1.0 distributed==2025.1.0" checks the lower bound.
-DASK_NEXT ?= dask[array] distributed
+# Empty: the newest dask and distributed released together, found by .ci/dask_next.py, which
+# also says plainly when the newest dask has no distributed it imports with.
+DASK_NEXT ?=
 DASK_NEXT_VENV ?= .venv-dask-next
 DASK_NEXT_PY := $(DASK_NEXT_VENV)/bin/python
 DASK_NEXT_FILES ?= tests/test_compat.py tests/test_distribution.py tests/test_per_rank.py
@@ -85,7 +87,8 @@ test-dask-next:
 	test -x $(DASK_NEXT_PY) || $(PYTHON) -m venv $(DASK_NEXT_VENV)
 	$(DASK_NEXT_PY) -m pip install --quiet --upgrade pip
 	$(DASK_NEXT_PY) -m pip install --quiet "$(TORCH)" numpy pytest pytest-timeout hypothesis
-	$(DASK_NEXT_PY) -m pip install --quiet --upgrade $(DASK_NEXT)
+	$(if $(DASK_NEXT),$(DASK_NEXT_PY) -m pip install --quiet --upgrade $(DASK_NEXT),\
+		$(PYTHON) .ci/dask_next.py $(DASK_NEXT_PY))
 	$(DASK_NEXT_PY) -c "import dask, distributed; print('dask', dask.__version__, 'distributed', distributed.__version__)"
 	$(DASK_NEXT_PYTEST) $(DASK_NEXT_FILES)
 	$(DASK_NEXT_PYTEST) $(DASK_NEXT_MOVES) -k "$(DASK_NEXT_K)"

@@ -10,7 +10,8 @@ Examples::
 
 The first size is used for every case; resplit_ 0 -> 1 runs at every size
 (and, with ``--out``, also at the plot's sizes). Heat is installed into
-``bench/.heat-venv`` on first use (about 3 GB, mostly torch).
+``bench/.heat-venv`` on first use (about 3 GB, mostly torch), and Heat 1.9.0, the newest
+release (Python >= 3.12), into ``bench/.heat19-venv`` (``--systems`` picks: heat, heat19).
 """
 
 from __future__ import annotations
@@ -91,6 +92,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--scale-ranks", type=csv(int), default=None, help="default 4,...,4096")
     p.add_argument("--no-scale", action="store_true", help="skip the graph-size simulation")
     p.add_argument("--heat-venv", type=Path, default=None, help="default bench/.heat-venv")
+    p.add_argument(
+        "--heat19-venv", type=Path, default=None, help="Heat 1.9's (default bench/.heat19-venv)"
+    )
     args = p.parse_args(argv)
     return _fill_defaults(p, args)
 
@@ -170,8 +174,10 @@ def run_dask_sides(args, plan_: list) -> tuple[dict, dict]:
     return results, overhead
 
 
-def run_heat(venv: Path | None, plan_: list, repeats: int) -> tuple[dict, dict]:
-    """Heat's results under MPI and its versions (nothing without ``venv``)."""
+def run_heat(
+    venv: Path | None, plan_: list, repeats: int, system: str = "heat"
+) -> tuple[dict, dict]:
+    """One Heat release's results under MPI and its versions (nothing without ``venv``)."""
     from .systems import Result, Sample
 
     results: dict = {}
@@ -183,16 +189,16 @@ def run_heat(venv: Path | None, plan_: list, repeats: int) -> tuple[dict, dict]:
         try:
             record = heat_venv.run_case(venv, w, repeats)
         except Exception as exc:  # one failing case must not lose the others
-            log(f"[heat {i}/{len(plan_)}] {w.case.key} {w.mib:g} MiB FAILED: {exc}")
+            log(f"[{system} {i}/{len(plan_)}] {w.case.key} {w.mib:g} MiB FAILED: {exc}")
             continue
         samples = [
             Sample(t, p, w.heat_bytes())
             for t, p in zip(record["times"], record["peaks"], strict=True)
         ]
-        res = Result("heat", w, samples, moved_label="by construction")
-        results[(w.case.key, w.mib)] = {"heat": res}
+        res = Result(system, w, samples, moved_label="by construction")
+        results[(w.case.key, w.mib)] = {system: res}
         versions = {k: record[k] for k in ("heat", "torch", "mpi4py", "mpi") if k in record}
-        where = f"[heat {i}/{len(plan_)}] {w.case.key} {w.mib:g} MiB"
+        where = f"[{system} {i}/{len(plan_)}] {w.case.key} {w.mib:g} MiB"
         log(f"{where}: {res.seconds:.3f} s ({elapsed(t0)})")
     return results, versions
 
@@ -222,12 +228,19 @@ def main(argv=None) -> int:
     if args.latency:
         return latency.main(["--ranks", str(args.ranks), "--repeats", str(args.repeats)])
     plan_ = plan(args)
-    venv = None  # installed and checked before anything else runs
-    if "heat" in args.systems:
-        venv = heat_venv.ensure_heat(args.heat_venv, log=log)
+    given = {"heat": args.heat_venv, "heat19": args.heat19_venv}
+    venvs = {  # installed and checked before anything else runs
+        system: heat_venv.ensure_heat(given[system], log=log, system=system)
+        for system in heat_venv.RELEASES
+        if system in args.systems
+    }
     bandwidth = floor.measure(64 if args.quick else 256)
     dask_results, overhead = run_dask_sides(args, plan_)
-    heat_results, heat_versions = run_heat(venv, plan_, args.repeats)
+    heat_results, heat_versions = {}, {}
+    for system, venv in venvs.items():
+        results, versions = run_heat(venv, plan_, args.repeats, system)
+        heat_results = merge(heat_results, results)
+        heat_versions[system] = versions
     points = [] if args.no_scale else scaling.graph_scaling(args.scale_ranks)
     rep = report.Report(
         args=" ".join(sys.argv[1:] if argv is None else argv),

@@ -1,10 +1,11 @@
-"""Heat 1.8 in its own virtual environment, run under MPICH on this machine only.
+"""Heat in its own virtual environments (1.8 and the newest, 1.9), run under MPICH here only.
 
-On first use :func:`ensure_heat` creates ``bench/.heat-venv`` (git-ignored;
-``$BENCH_HEAT_VENV`` overrides the place), installs :data:`REQUIREMENTS` with
-pip and checks the result with a tiny Heat program on two MPI ranks; a marker
-file then skips all of that on later runs. :func:`run_case` launches
-``bench/_heat_cases.py`` on ``P`` ranks and parses the JSON line rank 0 prints.
+Each release of :data:`RELEASES` gets a venv of its own (git-ignored; Heat 1.9 needs
+Python >= 3.12, Heat 1.8 runs on the bench's Python). On first use :func:`ensure_heat`
+creates it, installs the release's requirements with pip and checks the result with a tiny
+Heat program on two MPI ranks; a marker file then skips all of that on later runs.
+:func:`run_case` launches ``bench/_heat_cases.py`` on ``P`` ranks and parses the JSON line
+rank 0 prints.
 
 The launcher is MPICH's single-node ``mpiexec.gforker`` from the same wheel
 as ``mpirun``: it talks to the ranks through pipes, whereas Hydra's ``mpirun``
@@ -16,18 +17,81 @@ sides run with the same allocator and thread settings.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import dask.config
 
 from . import workloads
 
-REQUIREMENTS = ("heat==1.8.0", "torch==2.10.0", "torchvision==0.25.0", "mpi4py", "mpich")
 BENCH_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Release:
+    """One Heat release the bench runs: its requirements, venv and interpreter."""
+
+    system: str  # the bench's name for it (a column of the report)
+    requirements: tuple[str, ...]
+    venv_env: str  # the environment variable that overrides the venv's place
+    venv_dir: str  # under bench/
+    min_python: tuple[int, int]
+    python_env: str  # the environment variable that names the interpreter
+
+    def default_venv(self) -> Path:
+        return Path(os.environ.get(self.venv_env, BENCH_DIR / self.venv_dir))
+
+    def python(self) -> str:
+        """An interpreter new enough: ``$<python_env>``, this one, or one on PATH or pyenv."""
+        named = os.environ.get(self.python_env)
+        if named:
+            return named
+        if sys.version_info[:2] >= self.min_python:
+            return sys.executable
+        version = ".".join(map(str, self.min_python))
+        found = shutil.which(f"python{version}") or next(
+            iter(
+                sorted(
+                    glob.glob(
+                        os.path.expanduser(f"~/.pyenv/versions/{version}*/bin/python{version}")
+                    )
+                )
+            ),
+            None,
+        )
+        if found is None:
+            raise RuntimeError(
+                f"{self.requirements[0]} needs Python >= {version}: set ${self.python_env} "
+                f"to such an interpreter"
+            )
+        return found
+
+
+RELEASES = {
+    "heat": Release(
+        "heat",
+        ("heat==1.8.0", "torch==2.10.0", "torchvision==0.25.0", "mpi4py", "mpich"),
+        "BENCH_HEAT_VENV",
+        ".heat-venv",
+        (3, 10),
+        "BENCH_HEAT_PYTHON",
+    ),
+    "heat19": Release(
+        "heat19",
+        ("heat==1.9.0", "torch==2.10.0", "torchvision==0.25.0", "mpi4py", "mpich"),
+        "BENCH_HEAT19_VENV",
+        ".heat19-venv",
+        (3, 12),
+        "BENCH_HEAT19_PYTHON",
+    ),
+}
+REQUIREMENTS = RELEASES["heat"].requirements
 SCRIPT = BENCH_DIR / "_heat_cases.py"
 MARKER = ".bench-installed"
 LOOPBACK_ENV = {"UCX_NET_DEVICES": "lo", "UCX_TLS": "self,sm,tcp", "FI_PROVIDER": "shm"}
@@ -41,9 +105,9 @@ CHECK = (
 )
 
 
-def default_venv() -> Path:
-    """``$BENCH_HEAT_VENV`` or ``bench/.heat-venv``."""
-    return Path(os.environ.get("BENCH_HEAT_VENV", BENCH_DIR / ".heat-venv"))
+def default_venv(system: str = "heat") -> Path:
+    """The venv of ``system``'s release: ``$BENCH_HEAT_VENV`` or ``bench/.heat-venv`` for 1.8."""
+    return RELEASES[system].default_venv()
 
 
 def venv_bin(venv: Path, name: str) -> Path:
@@ -89,17 +153,18 @@ def verify(venv: Path) -> str:
     return lines[0]
 
 
-def ensure_heat(venv: Path | None = None, log=print) -> Path:
-    """Heat's virtual environment, created, installed and checked on first use."""
-    venv = Path(venv or default_venv())
+def ensure_heat(venv: Path | None = None, log=print, system: str = "heat") -> Path:
+    """The virtual environment of ``system``'s Heat release, created and checked on first use."""
+    release = RELEASES[system]
+    venv = Path(venv or release.default_venv())
     if (venv / MARKER).exists():
         return venv
     if not venv_bin(venv, "python").exists():
-        log(f"creating {venv} for Heat")
-        _run([sys.executable, "-m", "venv", str(venv)], timeout=300)
-    log(f"installing {' '.join(REQUIREMENTS)} (torch is a large download)")
+        log(f"creating {venv} for {release.requirements[0]}")
+        _run([release.python(), "-m", "venv", str(venv)], timeout=300)
+    log(f"installing {' '.join(release.requirements)} (torch is a large download)")
     pip = [str(venv_bin(venv, "python")), "-m", "pip", "install", "--quiet"]
-    _run([*pip, *REQUIREMENTS], timeout=3600)
+    _run([*pip, *release.requirements], timeout=3600)
     line = verify(venv)
     log(f"Heat works under MPI: {line}")
     (venv / MARKER).write_text(line + "\n")

@@ -19,8 +19,8 @@ from . import floor, scaling, workloads
 from .systems import Result
 
 MIB = 1 << 20
-SYSTEMS = ("dndask", "dask", "heat")
-TITLES = {"dndask": "dndask", "dask": "dask", "heat": "Heat"}
+SYSTEMS = ("dndask", "dask", "heat", "heat19")
+TITLES = {"dndask": "dndask", "dask": "dask", "heat": "Heat", "heat19": "Heat 1.9"}
 DASH = "—"
 
 Results = Mapping[tuple[str, float], Mapping[str, Result]]
@@ -129,10 +129,12 @@ MAIN_HEADER = [
     "dndask s",
     "dask s",
     "Heat s",
+    "Heat 1.9 s",
     "dndask/Heat: median · best",
+    "dndask/Heat 1.9: median · best",
     "dndask/dask: median · best",
-    "peak MiB per worker: dndask · dask · Heat",
-    "MiB moved: dndask · dask · Heat†",
+    "peak MiB per worker: dndask · dask · Heat · Heat 1.9",
+    "MiB moved: dndask · dask · Heat · Heat 1.9†",
     "must move MiB",
 ]
 
@@ -144,6 +146,7 @@ def main_row(row: Row) -> list[str]:
         fmt_size(w.mib),
         *(fmt_seconds(row.seconds[s]) for s in SYSTEMS),
         row.ratios("dndask", "heat"),
+        row.ratios("dndask", "heat19"),
         row.ratios("dndask", "dask"),
         joined(fmt_mib(row.peak[s]) for s in SYSTEMS),
         joined(fmt_mib(row.moved[s]) for s in SYSTEMS),
@@ -153,7 +156,7 @@ def main_row(row: Row) -> list[str]:
 
 def main_table(rows: list[Row]) -> str:
     """The side-by-side table: medians, ratios, peak memory, bytes moved."""
-    return markdown_table(MAIN_HEADER, [main_row(r) for r in rows], "lrrrrrrrrr")
+    return markdown_table(MAIN_HEADER, [main_row(r) for r in rows], "l" + "r" * 11)
 
 
 def floor_table(rows: list[Row], bw: floor.Bandwidth) -> str:
@@ -181,7 +184,7 @@ def floor_table(rows: list[Row], bw: floor.Bandwidth) -> str:
                 fmt_ratio(floor.distance(row.seconds["dndask"] or math.nan, tcp_floor)),
             ]
         )
-    return markdown_table(header, body, "lrrrrrrrr")
+    return markdown_table(header, body, "l" + "r" * (len(header) - 1))
 
 
 def scaling_table(points: list[scaling.GraphPoint]) -> str:
@@ -353,7 +356,7 @@ class Report:
     bandwidth: floor.Bandwidth
     points: list[scaling.GraphPoint]
     overhead: dict[str, float]
-    heat_versions: dict[str, str]
+    heat_versions: dict[str, dict[str, str]]  # per Heat release (system): its versions
     quick: bool = False
     date: str = ""
 
@@ -473,13 +476,23 @@ def plot_resplit(results: Results, path: Path, bw: floor.Bandwidth) -> bool:
 
 def _environment_lines(report: Report) -> list[str]:
     m, v, h, bw = machine(), versions(), report.heat_versions, report.bandwidth
-    heat = ", ".join(f"{k} {' '.join(str(x).split())}" for k, x in h.items()) if h else "not run"
+
+    def heat(system: str) -> str:
+        got = h.get(system)
+        return (
+            ", ".join(f"{k} {' '.join(str(x).split())}" for k, x in got.items())
+            if got
+            else "not run"
+        )
+
     return [
         f"- **Machine**: {m['cores']} cores ({m['cpu']}), {m['ram']} RAM; copy bandwidth "
         f"{bw.memcpy / (1 << 30):.2f} GiB/s (`np.copyto`, {bw.mib} MiB), loopback TCP "
         f"{bw.loopback / (1 << 30):.2f} GiB/s (one connection).",
         "- **dndask and dask**: " + ", ".join(f"{k} {x}" for k, x in v.items()) + ".",
-        f"- **Heat** (its own venv, `bench/.heat-venv`): {heat}.",
+        f"- **Heat 1.8** (its own venv, `bench/.heat-venv`): {heat('heat')}.",
+        f"- **Heat 1.9**, the newest release (Python >= 3.12, `bench/.heat19-venv`): "
+        f"{heat('heat19')}.",
         f"- **Setup**: {report.ranks} Dask workers (one thread each, 127.0.0.1) against "
         f"{report.ranks} MPI ranks (MPICH, one node); median of {report.repeats} repeats "
         "after one warm-up; float32 throughout.",

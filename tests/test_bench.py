@@ -111,6 +111,7 @@ def fake_results() -> dict:
             "dndask": res("dndask", w, 0.1, w.minimum_bytes()),
             "dask": res("dask", w, 0.2, w.minimum_bytes()),
             "heat": res("heat", w, 0.05, w.heat_bytes()),
+            "heat19": res("heat19", w, 0.04, w.heat_bytes()),
         },
         ("resplit01", 128): {"dndask": res("dndask", r, 0.1, r.minimum_bytes())},
     }
@@ -121,11 +122,14 @@ def test_main_table_and_ratios():
     assert [row.workload.case.key for row in rows] == ["redistribute", "resplit01"]
     table = report.main_table(rows)
     lines = table.splitlines()
-    assert lines[0].startswith("| case | MiB | dndask s | dask s | Heat s | dndask/Heat")
+    assert lines[0].startswith(
+        "| case | MiB | dndask s | dask s | Heat s | Heat 1.9 s | dndask/Heat: median · best | "
+        "dndask/Heat 1.9: median · best | dndask/dask"
+    )
     assert len(lines) == 4
-    assert "| 0.100 | 0.200 | 0.050 | 2.00 · 2.00 | 0.50 · 0.50 |" in lines[2]
-    assert "10.0 · 10.0 · 10.0" in lines[2]
-    assert "| 0.100 | — | — | — · — | — · — |" in lines[3]  # systems that did not run
+    assert "| 0.100 | 0.200 | 0.050 | 0.040 | 2.00 · 2.00 | 2.50 · 2.50 | 0.50 · 0.50 |" in lines[2]
+    assert "10.0 · 10.0 · 10.0 · 10.0" in lines[2]
+    assert "| 0.100 | — | — | — | — · — | — · — | — · — |" in lines[3]  # systems that did not run
 
 
 def test_ratios_of_medians_and_of_best_repeats():
@@ -180,7 +184,9 @@ def test_document_renders_without_heat_or_scaling(tmp_path):
     text = report.document(rep, None)
     assert text.startswith("# Performance\n")
     assert (
-        "quick smoke run" in text and "Heat** (its own venv, `bench/.heat-venv`): not run" in text
+        "quick smoke run" in text
+        and "Heat 1.8** (its own venv, `bench/.heat-venv`): not run" in text
+        and "`bench/.heat19-venv`): not run" in text
     )
     assert report.plot_resplit(rep.results, tmp_path / "p.png", rep.bandwidth)
     record = report.samples_record(rep)
