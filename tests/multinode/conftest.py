@@ -1,0 +1,76 @@
+"""Fixtures of the multi-node tests: simulated nodes, torn down after every test.
+
+The tests skip, saying why, where this machine cannot make network namespaces
+(no ``ip``/``unshare``/``nsenter``, or no permission: they need root).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import sys
+
+import netns
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = pathlib.Path(sys.executable).parent
+MPIRUN = shutil.which("mpirun", path=str(BIN)) or shutil.which("mpirun")
+
+
+def _unavailable() -> str | None:
+    try:
+        netns.check_available()
+    except netns.Unavailable as exc:
+        return f"cannot simulate nodes here: {exc}"
+    return None
+
+
+UNAVAILABLE = _unavailable()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip every multi-node test, with the reason, where no nodes can be made."""
+    if UNAVAILABLE is None:
+        return
+    here = pathlib.Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.skip(reason=UNAVAILABLE))
+
+
+def node_env(**extra: str) -> dict:
+    """The environment of a process on a node: this checkout's dndask, no progress bars."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path, "DNDASK_PROGRESS": "off", **extra}
+
+
+@pytest.fixture
+def make_nodes():
+    """``make_nodes(n)``: n fresh nodes, removed (and checked gone) when the test ends."""
+    made = []
+
+    def make(n: int) -> netns.Nodes:
+        nodes = netns.Nodes(n).__enter__()
+        made.append(nodes)
+        return nodes
+
+    yield make
+    errors = []
+    for nodes in made:
+        try:
+            nodes.close()
+        except RuntimeError as exc:
+            errors.append(str(exc))
+    assert not errors, errors
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _nothing_left_behind():
+    """At the end of the run, no namespace of this process's nodes may be left."""
+    yield
+    if UNAVAILABLE is None:
+        mine = f"{netns.PREFIX}{os.getpid()}x"
+        left = [n for n in netns.our_namespaces() if n.startswith(mine)]
+        assert not left, f"namespaces left behind: {left}"

@@ -1,0 +1,215 @@
+"""Several nodes, simulated: dndask under mpirun across network namespaces, and a lost node.
+
+Each test makes its own nodes (``make_nodes``, tests/multinode/netns.py): node ``i`` is host
+``node<i>`` at 198.18.0.<i + 1> on a private bridge, with its own hostname, IPC and /dev/shm.
+The jobs run ``mpirun`` (MPICH's Hydra) on node 0 with a launcher that enters a node in place of
+``ssh``, so every MPI rank runs on the node Hydra placed it on.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import netns
+import numpy as np
+import pytest
+from conftest import MPIRUN, ROOT, node_env
+
+TIMEOUT = 240
+CHECK = str(ROOT / "tests" / "multinode" / "check_nodes.py")
+
+pytestmark = [
+    pytest.mark.mpi,
+    pytest.mark.skipif(MPIRUN is None, reason="mpirun not installed (pip install mpich)"),
+]
+
+
+def layout(n_nodes: int) -> list[int]:
+    """MPI ranks per node: node 0 holds the scheduler, the client and one worker; the others
+    two workers each (2 nodes: workers 2 | 3 4; 3 nodes: 2 | 3 4 | 5 6)."""
+    return [3] + [2] * (n_nodes - 1)
+
+
+def node_of_rank(per_node: list[int]) -> list[int]:
+    return [i for i, k in enumerate(per_node) for _ in range(k)]
+
+
+def start_job(nodes, per_node, args, **env):
+    command = nodes.mpirun(MPIRUN, per_node, [sys.executable, *args])
+    return nodes[0].popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env=node_env(DNDASK_INTERFACE=netns.NODE_IFACE, **env),
+    )  # fmt: skip
+
+
+def wait_for(job, marker: str) -> list[str]:
+    """Lines of the job's stdout up to the one starting with ``marker``."""
+    lines = []
+    for line in job.stdout:
+        lines.append(line)
+        if line.startswith(marker):
+            return lines
+    job.wait(timeout=TIMEOUT)
+    raise AssertionError(f"no {marker!r} line:\n{''.join(lines)}\n{job.stderr.read()}")
+
+
+def finish(job, timeout=TIMEOUT) -> tuple[str, str]:
+    try:
+        return job.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        out, err = job.communicate()
+        raise AssertionError(f"the job hung past {timeout} s:\n{out}\n{err}") from None
+
+
+def test_nodes_are_separate_hosts(make_nodes):
+    nodes = make_nodes(3)
+    seen = [node.run(["hostname"]).stdout.strip() for node in nodes]
+    assert seen == ["node0", "node1", "node2"]
+    nodes[0].run(["sh", "-c", "echo x > /dev/shm/dndmn-probe"], check=True)
+    shm = [node.run(["ls", "/dev/shm"]).stdout.split() for node in nodes]
+    assert shm == [["dndmn-probe"], [], []]  # one /dev/shm per node
+    code = (
+        "import socket; s = socket.create_server(('198.18.0.3', 0)); print(s.getsockname()[1],"
+        " flush=True); c, _ = s.accept(); c.sendall(socket.gethostname().encode())"
+    )
+    server = nodes[2].popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    port = server.stdout.readline().strip()
+    client = nodes[0].run([sys.executable, "-c", (
+        f"import socket; s = socket.create_connection(('node2', {port}), timeout=10); "
+        "print(s.recv(100).decode())"
+    )])  # fmt: skip
+    assert client.stdout.strip() == "node2", client.stderr
+    server.wait(timeout=30)
+    # the host's network namespace has no link and no address of the nodes
+    assert "198.18." not in subprocess.run(["ip", "-br", "addr"], capture_output=True,
+                                           text=True).stdout  # fmt: skip
+
+
+def test_teardown_leaves_nothing_even_after_an_error():
+    with pytest.raises(ZeroDivisionError), netns.Nodes(2) as nodes:
+        sleeper = nodes[1].popen(["sleep", "600"])
+        names = nodes.namespaces
+        1 / 0
+    assert sleeper.wait(timeout=10) < 0  # killed
+    assert not set(names) & set(netns.our_namespaces())
+    assert nodes.leftovers() == []
+
+
+@pytest.mark.parametrize(
+    ("n_nodes", "tls"), [(2, False), (3, False), (2, True)], ids=["2nodes", "3nodes", "2nodes-tls"]
+)
+def test_mpirun_across_nodes(make_nodes, n_nodes, tls):
+    nodes = make_nodes(n_nodes)
+    per_node = layout(n_nodes)
+    hold = nodes.dir / "release"
+    job = start_job(nodes, per_node, [CHECK, "--hold", str(hold), *(["--tls"] if tls else [])])
+    try:
+        lines = wait_for(job, "READY")
+        result = json.loads(next(line for line in lines if line.startswith("RESULT "))[7:])
+        # while the cluster is up: every socket listens inside its node, dndask's servers on
+        # the node's address (MPICH's and the scheduler's HTTP server may take the node's own
+        # loopback; Hydra's control port, held by mpirun on node 0, is its wildcard)
+        where = node_of_rank(per_node)
+        listening = [node.listening() for node in nodes]
+        for node, sockets in zip(nodes, listening, strict=True):
+            for address, users in sockets:
+                host = address.rsplit(":", 1)[0]
+                assert host in (node.address, "127.0.0.1") or (
+                    host == "0.0.0.0" and '("mpirun",' in users and node.index == 0
+                ), (node, address, users)
+        every_pid = [p for node in nodes for p in node.pids()]
+        host = netns.host_listening()
+        assert not [a for a, users in host if any(f"pid={p}," in users for p in every_pid)]
+    finally:
+        hold.touch()
+    out, err = finish(job)
+    assert job.returncode == 0, "".join(lines) + out + err
+    assert "Traceback" not in err, err
+
+    scheduler = result["scheduler"].split("://")[1]
+    assert scheduler.rsplit(":", 1)[0] == nodes[0].address
+    assert scheduler in [address for address, _ in listening[0]]
+    assert result["scheduler"].startswith("tls://" if tls else "tcp://")
+    assert result["client_host"] == "node0"
+    workers = result["workers"]
+    assert [w["name"] for w in workers] == list(range(2, 2 + len(workers)))
+    for w in workers:  # MPI rank m runs on the node Hydra put it on, at that node's address
+        node = nodes[where[w["name"]]]
+        assert w["host"] == node.hostname
+        assert w["address"].split("://")[1].rsplit(":", 1)[0] == node.address
+        assert w["address"].split("://")[1] in [a for a, _ in listening[node.index]]
+    assert len({w["host"] for w in workers}) == n_nodes
+    per_rank = result["per_rank"]
+    assert per_rank == [[r, w["host"]] for r, w in enumerate(workers)]
+
+    # relayouts across nodes: chunk r on rank r's worker, bytes moved as the plan's minimum
+    size = len(workers)
+    addresses = [[w["address"]] for w in workers]
+    rows, cols = result["resplit"]["shape"]
+    row_counts = [len(p) for p in np.array_split(np.arange(rows), size)]
+    col_counts = [len(p) for p in np.array_split(np.arange(cols), size)]
+    kept = sum(r * c for r, c in zip(row_counts, col_counts, strict=True))
+    assert result["resplit"]["holders"] == addresses
+    assert result["resplit"]["moved"] == (rows * cols - kept) * 8
+    before, after = result["redistribute"]["before"], result["redistribute"]["after"]
+    assert before == row_counts
+    stay = sum(
+        max(0, min(sum(before[: r + 1]), sum(after[: r + 1])) - max(sum(before[:r]), sum(after[:r])))
+        for r in range(size)
+    )
+    assert result["redistribute"]["holders"] == addresses
+    assert result["redistribute"]["moved"] == (rows - stay) * cols * 8
+
+
+def test_the_tour_across_nodes(make_nodes):
+    nodes = make_nodes(2)
+    job = start_job(nodes, [4, 2], [str(ROOT / "examples" / "internals.py")])
+    out, err = finish(job)
+    assert job.returncode == 0, out + err
+    assert "a is distributed over 4 processes" in out
+    assert "Rank 3 holds a slice of DNDarray 'a' with local shape (1, 4, 3)" in out
+    assert "tensor([[7, 1, 3],\n        [7, 1, 3],\n        [7, 1, 3],\n        [7, 1, 3]])" in out
+    assert "A, B and C hold the same values: True" in out
+    assert "Traceback" not in err
+
+
+def test_gpu_binding_per_node(make_nodes):
+    # every node offers the made-up GPUs 4, 6 and 7; the worker ranks of a node take that
+    # node's GPUs in turn: node 0's workers 2, 3 get 4, 6 and node 1's workers 4, 5 get 4, 6
+    # again (one host of 4 workers would hand out 4, 6, 7, 4)
+    nodes = make_nodes(2)
+    job = start_job(
+        nodes, [4, 2], [str(ROOT / "tests" / "mpi" / "check_gpu_binding.py")],
+        CUDA_VISIBLE_DEVICES="4,6,7",
+    )  # fmt: skip
+    out, err = finish(job)
+    assert job.returncode == 0, out + err
+    for rank, gpu in ((2, "4"), (3, "6"), (4, "4"), (5, "6")):
+        line = f"worker rank {rank}: CUDA_VISIBLE_DEVICES={gpu} GPU=1 target=False spill=False"
+        assert line in out, out
+    assert "values checked on 4 ranks" in out
+
+
+def test_a_lost_node_ends_the_mpi_job(make_nodes):
+    nodes = make_nodes(2)
+    go = nodes.dir / "go"
+    job = start_job(nodes, [4, 2], [str(ROOT / "tests" / "multinode" / "check_lost_node.py"),
+                                     str(go)])  # fmt: skip
+    wait_for(job, "SUBMITTED")
+    killed = nodes[1].kill_all()  # the proxy and both worker ranks of node 1
+    assert len(killed) >= 3, killed
+    go.touch()
+    start = time.monotonic()
+    out, err = finish(job, timeout=120)
+    assert job.returncode != 0
+    # Hydra notices its proxy on node 1 is gone, kills the job's other ranks and says so
+    assert "process manager error waiting for completion" in err, err
+    assert time.monotonic() - start < 60
+    deadline = time.monotonic() + 30  # Hydra's kill takes a moment to land
+    while nodes[0].pids() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert nodes[0].pids() == []  # no rank of the job is left waiting on node 0
