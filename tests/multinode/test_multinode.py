@@ -213,3 +213,17 @@ def test_a_lost_node_ends_the_mpi_job(make_nodes):
     while nodes[0].pids() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert nodes[0].pids() == []  # no rank of the job is left waiting on node 0
+
+
+def test_dask_mpi_batch_mode_across_nodes(make_nodes):
+    nodes = make_nodes(2)
+    job = start_job(nodes, [4, 2], [str(ROOT / "tests" / "mpi" / "check_dask_mpi.py"), "eth0"])
+    out, err = finish(job)
+    assert job.returncode == 0, out + err
+    seen = json.loads(next(x for x in out.splitlines() if x.startswith("RESULT "))[7:])
+    assert seen["names"] == [2, 3, 4, 5]  # rank order follows dask-mpi's worker names
+    assert seen["hosts"] == ["node0", "node0", "node1", "node1"]
+    assert [a.split("://")[1].rsplit(":", 1)[0] for a in seen["addresses"]] == [
+        "198.18.0.1", "198.18.0.1", "198.18.0.2", "198.18.0.2"
+    ]  # fmt: skip
+    assert seen["holders"] == seen["addresses"]
