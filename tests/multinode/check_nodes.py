@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 import dndask as ht
-from dndask import _comm
+from dndask import _comm, _hosts
 
 
 def where(dask_worker):
@@ -62,6 +62,13 @@ if __name__ == "__main__":
             {"address": w, "name": info[w]["name"], **places[w]} for w in comm.workers
         ],
     }
+
+    # which ranks share a host, from what the workers report (not from their addresses)
+    result["host_groups"] = _hosts.host_groups(client, comm.workers)
+    result["one_host"] = [
+        _hosts.one_host(client, [comm.workers[r] for r in group])
+        for group in result["host_groups"]
+    ] + [_hosts.one_host(client, comm.workers)]
 
     ht.random.seed(7)
     shape = (13, 3000)

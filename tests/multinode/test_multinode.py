@@ -143,6 +143,10 @@ def test_mpirun_across_nodes(make_nodes, n_nodes, tls):
         assert w["address"].split("://")[1].rsplit(":", 1)[0] == node.address
         assert w["address"].split("://")[1] in [a for a, _ in listening[node.index]]
     assert len({w["host"] for w in workers}) == n_nodes
+    # same host or not: the ranks of one node group together, those of two nodes do not
+    groups = [[r for r, w in enumerate(workers) if where[w["name"]] == i] for i in range(n_nodes)]
+    assert result["host_groups"] == groups
+    assert result["one_host"] == [True] * n_nodes + [False]
     per_rank = result["per_rank"]
     assert per_rank == [[r, w["host"]] for r, w in enumerate(workers)]
 
