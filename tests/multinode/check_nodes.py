@@ -58,16 +58,13 @@ if __name__ == "__main__":
         "client_host": socket.gethostname(),
         "client_pid": os.getpid(),
         "scheduler": client.scheduler.address,
-        "workers": [
-            {"address": w, "name": info[w]["name"], **places[w]} for w in comm.workers
-        ],
+        "workers": [{"address": w, "name": info[w]["name"], **places[w]} for w in comm.workers],
     }
 
     # which ranks share a host, from what the workers report (not from their addresses)
     result["host_groups"] = _hosts.host_groups(client, comm.workers)
     result["one_host"] = [
-        _hosts.one_host(client, [comm.workers[r] for r in group])
-        for group in result["host_groups"]
+        _hosts.one_host(client, [comm.workers[r] for r in group]) for group in result["host_groups"]
     ] + [_hosts.one_host(client, comm.workers)]
 
     ht.random.seed(7)

@@ -22,7 +22,7 @@ MPIRUN = shutil.which("mpirun", path=str(BIN)) or shutil.which("mpirun")
 def _unavailable() -> str | None:
     try:
         netns.check_available()
-    except netns.Unavailable as exc:
+    except netns.UnavailableError as exc:
         return f"cannot simulate nodes here: {exc}"
     return None
 

@@ -39,7 +39,7 @@ _serial = 0
 _live: list[Nodes] = []
 
 
-class Unavailable(Exception):
+class UnavailableError(Exception):
     """This machine cannot simulate nodes (no ``ip``, ``unshare``, ``nsenter`` or no permission)."""
 
 
@@ -78,14 +78,14 @@ def _kill(pids: Sequence[int]) -> None:
 
 
 def check_available() -> None:
-    """Raise :class:`Unavailable` with the reason this machine cannot make nodes."""
+    """Raise :class:`UnavailableError` with the reason this machine cannot make nodes."""
     for tool in ("ip", "unshare", "nsenter"):
         if shutil.which(tool) is None:
-            raise Unavailable(f"no `{tool}` command on this machine (iproute2 / util-linux)")
+            raise UnavailableError(f"no `{tool}` command on this machine (iproute2 / util-linux)")
     probe = f"{PREFIX}{os.getpid()}x0-probe"
     result = _ip("netns", "add", probe, check=False)
     if result.returncode != 0:
-        raise Unavailable(
+        raise UnavailableError(
             f"cannot create a network namespace (`ip netns add`: {result.stderr.strip()}); "
             "the multi-node tests need root or CAP_SYS_ADMIN"
         )
@@ -237,14 +237,12 @@ class Nodes:
         the command, through a shell as ssh does, inside the node named ``<host>``.
         """
         script = self.dir / "enter-node"
-        cases = "\n".join(
-            f"  {node.hostname}) pid={node.holder.pid} ;;" for node in self.nodes
-        )
+        cases = "\n".join(f"  {node.hostname}) pid={node.holder.pid} ;;" for node in self.nodes)
         script.write_text(
             "#!/bin/sh\n"
             '[ "$1" = "-x" ] && shift\n'
-            'host=$1; shift\n'
-            'case $host in\n'
+            "host=$1; shift\n"
+            "case $host in\n"
             f"{cases}\n"
             '  *) echo "enter-node: no node named $host" >&2; exit 255 ;;\n'
             "esac\n"
@@ -258,7 +256,9 @@ class Nodes:
 
         Ranks fill the nodes in order: ranks 0 and 1 (scheduler and client) land on node 0.
         """
-        hosts = ",".join(f"{node.hostname}:{k}" for node, k in zip(self.nodes, per_node))
+        hosts = ",".join(
+            f"{node.hostname}:{k}" for node, k in zip(self.nodes, per_node, strict=True)
+        )
         return [
             mpirun, "-launcher", "ssh", "-launcher-exec", str(self.launcher()),
             "-hosts", hosts, "-np", str(sum(per_node)), *args,
