@@ -161,3 +161,12 @@ def test_dask_mpi_batch_mode_then_dndask():
     assert seen["names"] == [2, 3, 4, 5]  # dndask rank r is dask-mpi's worker r + 2
     assert seen["holders"] == seen["addresses"]  # chunk r on rank r's worker
     assert all(a.startswith("tcp://127.0.0.1:") for a in seen["addresses"])
+
+
+def test_a_missing_interface_is_a_clear_error_on_every_rank():
+    code = "import dndask as ht; ht.init(mpi=True)"
+    result = mpirun(3, sys.executable, "-c", code, DNDASK_INTERFACE="nosuch0")
+    assert result.returncode != 0
+    message = "`interface` 'nosuch0' has no IPv4 address on node "
+    assert result.stderr.count(message) == 3, result.stderr  # no rank waits for the others
+    assert "(MPI ranks 0, 1, 2; it has " in result.stderr

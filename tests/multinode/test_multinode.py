@@ -256,3 +256,15 @@ def test_a_lost_node_without_mpi(make_nodes, replaced):
         lost = rf"ranks 2, 3 \(workers {re.escape(workers[2])}, {re.escape(workers[3])}\)"
         assert re.search(rf"ERROR the array's comm lost {lost}", out), out + err
         assert "no worker of that name replaced it within 3 s" in out, out
+
+
+def test_an_interface_missing_on_the_nodes_is_named_on_every_rank(make_nodes):
+    nodes = make_nodes(2)
+    command = nodes.mpirun(MPIRUN, [3, 2], [sys.executable, "-c", "import dndask; dndask.init()"])
+    result = nodes[0].run(command, timeout=TIMEOUT, cwd=ROOT, env=node_env(DNDASK_INTERFACE="ib0"))
+    assert result.returncode != 0
+    message = (
+        "`interface` 'ib0' has no IPv4 address on nodes node0 (MPI ranks 0, 1, 2; it has eth0, "
+        "lo); node1 (MPI ranks 3, 4; it has eth0, lo)"
+    )
+    assert result.stderr.count(message) == 5, result.stderr
