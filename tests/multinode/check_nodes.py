@@ -7,6 +7,7 @@ sockets meanwhile) before the script ends and the cluster shuts down.
 Options: ``--tls``, ``--hold PATH``.
 """
 
+import asyncio
 import json
 import os
 import pathlib
@@ -17,6 +18,7 @@ import time
 import distributed
 import numpy as np
 import torch
+from distributed.comm import connect
 
 import dndask as ht
 from dndask import _comm, _hosts
@@ -88,6 +90,19 @@ if __name__ == "__main__":
         "holders": holders(client, c),
     }
     result["per_rank"] = ht.per_rank(lambda rank: (rank, socket.gethostname())).gather()
+    if tls:
+
+        async def knock():
+            # a stranger on the client's node, without the job's credentials
+            stranger = await connect(client.scheduler.address, timeout=5)
+            await stranger.close()
+
+        try:
+            asyncio.run(knock())
+        except (TypeError, OSError) as exc:
+            result["stranger"] = f"refused: {type(exc).__name__}"
+        else:
+            result["stranger"] = "let in"
     print("RESULT", json.dumps(result), flush=True)
 
     if hold is not None:

@@ -102,6 +102,9 @@ def test_mpirun_across_nodes(make_nodes, n_nodes, tls):
     assert scheduler.rsplit(":", 1)[0] == nodes[0].address
     assert scheduler in [address for address, _ in listening[0]]
     assert result["scheduler"].startswith("tls://" if tls else "tcp://")
+    assert all(w["address"].startswith("tls://" if tls else "tcp://") for w in result["workers"])
+    if tls:
+        assert result["stranger"].startswith("refused"), result["stranger"]
     assert result["client_host"] == "node0"
     workers = result["workers"]
     assert [w["name"] for w in workers] == list(range(2, 2 + len(workers)))
