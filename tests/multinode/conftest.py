@@ -8,15 +8,10 @@ from __future__ import annotations
 
 import os
 import pathlib
-import shutil
-import sys
 
-import netns
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-BIN = pathlib.Path(sys.executable).parent
-MPIRUN = shutil.which("mpirun", path=str(BIN)) or shutil.which("mpirun")
+from multinode import netns
 
 
 def _unavailable() -> str | None:
@@ -38,12 +33,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if here in item.path.parents:
             item.add_marker(pytest.mark.skip(reason=UNAVAILABLE))
-
-
-def node_env(**extra: str) -> dict:
-    """The environment of a process on a node: this checkout's dndask, no progress bars."""
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path, "DNDASK_PROGRESS": "off", **extra}
 
 
 @pytest.fixture

@@ -14,10 +14,11 @@ import subprocess
 import sys
 import time
 
-import netns
 import numpy as np
 import pytest
-from conftest import BIN, MPIRUN, ROOT, node_env
+
+from multinode import netns
+from multinode.launch import BIN, MPIRUN, ROOT, node_env
 
 TIMEOUT = 240
 CHECK = str(ROOT / "tests" / "multinode" / "check_nodes.py")

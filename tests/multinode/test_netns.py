@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pathlib
 import subprocess
 import sys
 
-import netns
 import pytest
+
+from multinode import netns
 
 
 def test_nodes_are_separate_hosts(make_nodes):
@@ -47,3 +49,25 @@ def test_teardown_leaves_nothing_even_after_an_error():
     assert made["sleeper"].wait(timeout=10) < 0  # killed
     assert not set(made["names"]) & set(netns.our_namespaces())
     assert made["nodes"].leftovers() == []
+
+
+def test_a_machine_without_ip_is_unavailable(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no ip, unshare or nsenter there
+    with pytest.raises(netns.UnavailableError, match="no `ip` command on this machine"):
+        netns.check_available()
+
+
+def test_a_process_without_permission_is_unavailable():
+    # a new user namespace drops the host's privileges: `ip netns add` is refused
+    code = (
+        "from multinode import netns\n"
+        "try:\n    netns.check_available()\n"
+        "except netns.UnavailableError as exc:\n    print(exc)\n"
+    )
+    tests = pathlib.Path(__file__).resolve().parents[1]
+    result = subprocess.run(["unshare", "--user", sys.executable, "-c", code], cwd=tests,
+                            capture_output=True, text=True, timeout=60)  # fmt: skip
+    if result.returncode != 0 and "unshare" in result.stderr:
+        pytest.skip(f"no user namespaces here: {result.stderr.strip()}")
+    assert "cannot create a network namespace (`ip netns add`: " in result.stdout, result
+    assert "the multi-node tests need root or CAP_SYS_ADMIN" in result.stdout
