@@ -215,6 +215,7 @@ def _start_worker(node, scheduler_file, name: int):
     )  # fmt: skip
 
 
+@pytest.mark.timeout(600)  # 75-115 s at load 30: four nannies, a kill, replacements start
 @pytest.mark.parametrize("replaced", [False, True], ids=["lost", "replaced"])
 def test_a_lost_node_without_mpi(make_nodes, replaced):
     # a cluster started by hand: scheduler and client on node 0, workers 0, 1 on node 1 and
