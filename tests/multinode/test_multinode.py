@@ -273,3 +273,42 @@ def test_an_interface_missing_on_the_nodes_is_named_on_every_rank(make_nodes):
         "lo); node1 (MPI ranks 3, 4; it has eth0, lo)"
     )
     assert result.stderr.count(message) == 5, result.stderr
+
+
+def test_dask_mpi_cli_mode_across_nodes(make_nodes):
+    # `mpirun dask-mpi --scheduler-file` over the nodes, and a separate dndask script on node 0
+    nodes = make_nodes(2)
+    scheduler_file = nodes.dir / "scheduler.json"
+    command = nodes.mpirun(MPIRUN, [3, 2], [
+        str(BIN / "dask-mpi"), "--scheduler-file", str(scheduler_file), "--interface",
+        netns.NODE_IFACE, "--no-dashboard", "--worker-class", "distributed.Worker",
+    ])  # fmt: skip
+    job = nodes[0].popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         cwd=nodes.dir, env=node_env())  # fmt: skip
+    deadline = time.monotonic() + TIMEOUT
+    while not scheduler_file.exists() or not scheduler_file.read_text().strip():
+        assert job.poll() is None, job.stderr.read()
+        assert time.monotonic() < deadline, "dask-mpi wrote no scheduler file"
+        time.sleep(0.5)
+    code = f"""
+if __name__ == "__main__":
+    import json, socket
+    import numpy as np
+    import dndask as ht
+    from dndask import _comm
+    client = ht.init(scheduler_file={str(scheduler_file)!r})
+    client.wait_for_workers(4)
+    comm = ht.get_comm()
+    info = _comm.live_workers(client)
+    a = ht.arange(30, dtype=ht.float64, split=0)
+    assert (a.resplit(None).numpy() == np.arange(30)).all()
+    hosts = ht.per_rank(lambda rank: socket.gethostname()).gather()
+    print(json.dumps([[info[w]["name"] for w in comm.workers], hosts]))
+    client.shutdown()
+"""
+    result = nodes[0].run([sys.executable, "-c", code], timeout=TIMEOUT, cwd=ROOT, env=node_env())
+    assert result.returncode == 0, result.stderr
+    names, hosts = json.loads(result.stdout.strip().splitlines()[-1])
+    assert names == ["dask_mpi-1", "dask_mpi-2", "dask_mpi-3", "dask_mpi-4"]
+    assert hosts == ["node0", "node0", "node1", "node1"]
+    finish(job)
