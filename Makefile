@@ -38,6 +38,12 @@ pytest: $(VENV)/.installed
 
 test: lint doctest pytest
 
+# The multi-node tests alone: simulated nodes in network namespaces (tests/multinode, needs root
+# and iproute2; elsewhere they skip and say why). `make pytest` collects them too.
+.PHONY: test-multinode
+test-multinode: $(VENV)/.installed
+	$(PY) -m pytest -q -p no:cacheprovider -rs tests/multinode
+
 # The edit loop: lint, the pure planning tests, the import/compat seams, every bad input,
 # and the core array tests on the shared cluster; no slow, MPI or notebook tests.
 FAST_TESTS ?= tests/test_layout.py tests/test_layout_manipulation.py tests/test_imports.py \

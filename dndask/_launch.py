@@ -144,6 +144,37 @@ def share_gpus(n_workers: int, gpus: Sequence[str]) -> list[str]:
     return [gpus[i % len(gpus)] for i in range(n_workers)]
 
 
+def missing_interface(
+    interface: str, reports: Sequence[tuple[str, int, Sequence[str] | None]]
+) -> str | None:
+    """The error when ``interface`` is not usable on some node of an MPI job, else None.
+
+    ``reports`` holds one ``(host, MPI rank, interfaces)`` per rank: the names of
+    the interfaces that have an IPv4 address on that rank's node, or None where
+    ``interface`` is among them. The message names each node that lacks it, with
+    its ranks and what it has instead, so every rank can raise the same error.
+
+    >>> missing_interface("ib0", [("n0", 0, None), ("n1", 2, ["eth0", "lo"]),
+    ...                           ("n1", 3, ["eth0", "lo"])])
+    "`interface` 'ib0' has no IPv4 address on node n1 (MPI ranks 2, 3; it has eth0, lo)"
+    >>> missing_interface("eth0", [("n0", 0, None)]) is None
+    True
+    """
+    nodes: dict[str, tuple[list[int], Sequence[str]]] = {}
+    for host, rank, available in reports:
+        if available is not None:
+            nodes.setdefault(host, ([], available))[0].append(rank)
+    if not nodes:
+        return None
+    parts = []
+    for host, (ranks, available) in nodes.items():
+        label = "rank" if len(ranks) == 1 else "ranks"
+        has = ", ".join(available) or "none"
+        parts.append(f"{host} (MPI {label} {', '.join(map(str, sorted(ranks)))}; it has {has})")
+    node = "node" if len(parts) == 1 else "nodes"
+    return f"`interface` {interface!r} has no IPv4 address on {node} {'; '.join(parts)}"
+
+
 def check_world_size(size: int) -> None:
     """Refuse an MPI world too small for a scheduler, a client and a worker."""
     if size < MIN_WORLD_SIZE:

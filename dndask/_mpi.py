@@ -21,6 +21,7 @@ import sys
 
 import dask
 import distributed
+import psutil
 
 from . import _launch
 
@@ -75,6 +76,30 @@ def _gpu_of_this_rank(world) -> str | None:
     return table.get(world.Get_rank())
 
 
+def _ipv4_interfaces() -> list[str]:
+    """This node's interfaces that have an IPv4 address (those a server can listen on)."""
+    return sorted(
+        name
+        for name, addresses in psutil.net_if_addrs().items()
+        if any(a.family == socket.AF_INET for a in addresses)
+    )
+
+
+def _check_interface(world, interface: str | None) -> None:
+    """Every rank checks ``interface`` on its node; a node without it is an error on every rank.
+
+    Checked before any server starts, so no rank waits for a scheduler or a worker
+    that cannot bind (a node without ``ib0``, a typo in ``$DNDASK_INTERFACE``).
+    """
+    if interface is None:
+        return
+    available = _ipv4_interfaces()
+    report = (socket.gethostname(), world.Get_rank(), None if interface in available else available)
+    error = _launch.missing_interface(interface, world.allgather(report))
+    if error:
+        raise ValueError(error)
+
+
 def _security(world, tls: bool) -> distributed.Security | None:
     """Temporary TLS credentials made on rank 0 and shared over MPI (never written to disk)."""
     if not tls:
@@ -115,6 +140,7 @@ def start(
     world = _mpi_world()
     _launch.check_world_size(world.Get_size())
     rank = world.Get_rank()
+    _check_interface(world, interface)
     device = _gpu_of_this_rank(world) if gpu else None
     security = _security(world, tls)
     protocol = "tls" if tls else "tcp"

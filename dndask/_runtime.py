@@ -102,8 +102,10 @@ def init(
         Temporary TLS credentials, so only this job's processes can join
         (embedded and MPI clusters).
     interface : str, optional
-        Network interface for an MPI cluster (``$DNDASK_INTERFACE``, e.g. ``ib0``);
-        by default this node's address, never the wildcard address.
+        Network interface for an MPI cluster (``$DNDASK_INTERFACE``, e.g. ``ib0``):
+        the scheduler and every worker listen on its address on their own node; by
+        default on the address this node's hostname resolves to, never the wildcard
+        address. A node where it has no IPv4 address is a ``ValueError`` on every rank.
     security : distributed.Security, optional
         Credentials for ``address``/``scheduler_file`` connections.
     **cluster_kwargs
@@ -129,10 +131,10 @@ def init(
     remote = address is not None or scheduler_file is not None
     if address is not None and scheduler_file is not None:
         raise ValueError("`address` and `scheduler_file` are mutually exclusive")
-    if remote and (n_workers or cluster_kwargs or mpi or gpu or tls):
+    if remote and (n_workers or cluster_kwargs or mpi or gpu or tls or interface):
         raise ValueError(
-            "`n_workers`, `mpi`, `gpu`, `tls` and cluster options only apply to a cluster "
-            "dndask starts, not to `address`/`scheduler_file`"
+            "`n_workers`, `mpi`, `gpu`, `tls`, `interface` and cluster options only apply to a "
+            "cluster dndask starts, not to `address`/`scheduler_file`"
         )
     if n_workers is not None:
         if isinstance(n_workers, bool) or not isinstance(n_workers, int):
@@ -144,6 +146,11 @@ def init(
         mpi = launch is not None and launch.size > 1
     if mpi and n_workers is not None:
         raise ValueError("`n_workers` does not apply under MPI: the job's size sets the ranks")
+    if not mpi and interface is not None:
+        raise ValueError(
+            "`interface` applies to a cluster started under MPI (one host per node); the "
+            "embedded cluster listens on 127.0.0.1"
+        )
     gpus = _local_gpus() if gpu and not mpi else None  # a refused call changes nothing
     _recovery.lost_worker_timeout()  # likewise: a bad $DNDASK_LOST_WORKER_TIMEOUT starts nothing
     with _lock:

@@ -85,7 +85,8 @@ def test_init_argument_checks(client):
         ht.init(2.0)
     with pytest.raises(
         ValueError,
-        match="`n_workers`, `mpi`, `gpu`, `tls` and cluster options only apply to a cluster dndask starts",
+        match="`n_workers`, `mpi`, `gpu`, `tls`, `interface` and cluster options only apply to a "
+        "cluster dndask starts",
     ):
         ht.init(2, address="tcp://127.0.0.1:1")
     assert client.status == "running"  # a refused call leaves the cluster alone
@@ -323,6 +324,10 @@ def test_gpu_and_flag_checks(client):
         ht.init(tls="yes")
     with pytest.raises(ValueError, match="only apply to a cluster dndask starts"):
         ht.init(address="tcp://127.0.0.1:1", tls=True)
+    with pytest.raises(ValueError, match="only apply to a cluster dndask starts"):
+        ht.init(address="tcp://127.0.0.1:1", interface="lo")
+    with pytest.raises(ValueError, match="`interface` applies to a cluster started under MPI"):
+        ht.init(2, interface="lo")
     assert client.status == "running"
 
 

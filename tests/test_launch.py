@@ -88,3 +88,13 @@ def test_world_too_small(size):
     ):
         _launch.check_world_size(size)
     _launch.check_world_size(3)
+
+
+def test_missing_interface():
+    assert _launch.missing_interface("eth0", [("n0", 0, None), ("n1", 2, None)]) is None
+    reports = [("n0", 0, None), ("n0", 1, None), ("n1", 2, ["lo"]), ("n2", 4, []),
+               ("n1", 3, ["lo"])]  # fmt: skip
+    assert _launch.missing_interface("ib0", reports) == (
+        "`interface` 'ib0' has no IPv4 address on nodes n1 (MPI ranks 2, 3; it has lo); "
+        "n2 (MPI rank 4; it has none)"
+    )

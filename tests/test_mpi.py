@@ -150,3 +150,23 @@ if __name__ == "__main__":
         if job.poll() is None:
             job.kill()
             job.wait()
+
+
+def test_dask_mpi_batch_mode_then_dndask():
+    # dask-mpi's documented batch mode: initialize(); Client(); then dndask reuses that client
+    result = mpirun(6, sys.executable, "tests/mpi/check_dask_mpi.py", "lo")
+    assert result.returncode == 0, result.stdout + result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("RESULT "))
+    seen = json.loads(line[len("RESULT ") :])
+    assert seen["names"] == [2, 3, 4, 5]  # dndask rank r is dask-mpi's worker r + 2
+    assert seen["holders"] == seen["addresses"]  # chunk r on rank r's worker
+    assert all(a.startswith("tcp://127.0.0.1:") for a in seen["addresses"])
+
+
+def test_a_missing_interface_is_a_clear_error_on_every_rank():
+    code = "import dndask as ht; ht.init(mpi=True)"
+    result = mpirun(3, sys.executable, "-c", code, DNDASK_INTERFACE="nosuch0")
+    assert result.returncode != 0
+    message = "`interface` 'nosuch0' has no IPv4 address on node "
+    assert result.stderr.count(message) == 3, result.stderr  # no rank waits for the others
+    assert "(MPI ranks 0, 1, 2; it has " in result.stderr
