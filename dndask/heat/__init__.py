@@ -49,6 +49,19 @@ from . import (  # noqa: F401  (ht.linalg, ht.random)
     types,
 )
 from ._array import DNDarray, install_methods
+from . import cluster, spatial  # noqa: F401,E402  (issue 27: ht.cluster, ht.spatial)
+from ..base import (  # noqa: F401,E402  (issue 27: Heat's ht.BaseEstimator, ht.is_estimator, ...)
+    BaseEstimator,
+    ClassificationMixin,
+    ClusteringMixin,
+    RegressionMixin,
+    TransformMixin,
+    is_classifier,
+    is_clusterer,
+    is_estimator,
+    is_regressor,
+    is_transformer,
+)
 from ._optable import rows
 from .types import (  # noqa: F401  (re-exported below through __all__)
     bool,
