@@ -70,18 +70,26 @@ def _lanczos(L: ht.DNDarray, steps: int, seed) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _randomized(L: ht.DNDarray, rank: int, oversamples: int, power: int, seed) -> tuple:
-    """Eigenpairs of the symmetric ``L`` on a randomized range of ``rank + oversamples``, ascending."""
+    """The ``rank`` smallest eigenpairs of the normalized Laplacian ``L``, ascending.
+
+    A randomized range finder (``rank + oversamples`` columns, ``power`` iterations)
+    sees the dominant eigenvectors, so it runs on ``2 I - L`` (its eigenvalues
+    ``2 - lambda`` are in ``[0, 2]``, the largest ones ``L``'s smallest).
+    """
     n = L.shape[0]
     width = min(n, rank + oversamples)
+
+    def shifted(q):
+        return 2 * q - _product(L, q)
+
     omega = np.random.default_rng(seed).standard_normal((n, width))
-    Q, _ = np.linalg.qr(_product(L, omega))
+    Q, _ = np.linalg.qr(shifted(omega))
     for _ in range(power):
-        Q, _ = np.linalg.qr(_product(L, Q))
-    B = Q.T @ _product(L, Q)
-    values, vectors = np.linalg.eigh((B + B.T) / 2)
-    keep = min(rank, width)
-    order = np.argsort(values)[:keep]
-    return values[order], Q @ vectors[:, order]
+        Q, _ = np.linalg.qr(shifted(Q))
+    B = Q.T @ shifted(Q)
+    mu, vectors = np.linalg.eigh((B + B.T) / 2)
+    order = np.argsort(-mu)[: min(rank, width)]
+    return 2 - mu[order], Q @ vectors[:, order]
 
 
 class Spectral(ClusteringMixin, BaseEstimator):

@@ -49,7 +49,7 @@ from . import (  # noqa: F401  (ht.linalg, ht.random)
     types,
 )
 from ._array import DNDarray, install_methods
-from . import cluster, spatial  # noqa: F401,E402  (issue 27: ht.cluster, ht.spatial)
+from . import cluster, graph, preprocessing, spatial, utils  # noqa: F401,E402  (issue 27)
 from ..base import (  # noqa: F401,E402  (issue 27: Heat's ht.BaseEstimator, ht.is_estimator, ...)
     BaseEstimator,
     ClassificationMixin,

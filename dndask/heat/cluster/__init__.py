@@ -14,8 +14,8 @@ NotImplementedError; ``fit`` takes Heat's ``oversampling`` and ``iter_multiplier
 
 from __future__ import annotations
 
-from . import batchparallelclustering
-from ._estimators import (
+from dndask.heat.cluster import batchparallelclustering
+from dndask.heat.cluster._estimators import (
     BatchParallelKMeans,
     BatchParallelKMedians,
     KMeans,

@@ -6,9 +6,9 @@ import numbers
 
 import numpy as np
 
-from ... import _dndarray, _manipulation
-from ... import cluster as _core
-from .. import _adapt, types
+from dndask import _dndarray, _manipulation
+from dndask import cluster as _core
+from dndask.heat import _adapt, types
 
 __all__ = [
     "BatchParallelKMeans",

@@ -9,9 +9,9 @@ import warnings
 
 import numpy as np
 
-from ... import _torch
-from ...cluster import _chunks
-from ._estimators import BatchParallelKMeans, BatchParallelKMedians
+from dndask import _torch
+from dndask.cluster import _chunks
+from dndask.heat.cluster._estimators import BatchParallelKMeans, BatchParallelKMedians
 
 __all__ = ["BatchParallelKMeans", "BatchParallelKMedians"]
 
