@@ -180,9 +180,7 @@ def check_samples(
     if x.shape[0] < min_samples:
         raise ValueError(f"`{name}` must have at least {min_samples} samples, got {x.shape[0]}")
     if n_features is not None and x.shape[1] != n_features:
-        raise ValueError(
-            f"`{name}` must have {n_features} features (as in fit), got {x.shape[1]}"
-        )
+        raise ValueError(f"`{name}` must have {n_features} features (as in fit), got {x.shape[1]}")
     dtype = x.to_dask().dtype
     if not (np.issubdtype(dtype, np.number) or dtype == np.bool_) or np.issubdtype(
         dtype, np.complexfloating

@@ -323,4 +323,3 @@ class Normalizer(TransformMixin, BaseEstimator):
         tol = _tol(X)
         safe = ht.where(norms >= tol, norms, ht.ones_like(norms))
         return _out(X, X / safe, self.copy)
-

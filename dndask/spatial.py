@@ -126,9 +126,7 @@ def _pairwise(X, Y, metric: Callable, dtype) -> ht.DNDarray:
         )
         split = 1
     else:
-        out = da.blockwise(
-            fn, "ij", xa, "ik", ya, "jk", concatenate=True, dtype=dtype
-        )
+        out = da.blockwise(fn, "ij", xa, "ik", ya, "jk", concatenate=True, dtype=dtype)
         split = None
     return ht.from_dask(out, split=split, comm=X.comm)
 
@@ -138,7 +136,9 @@ def _check_flag(value, name: str) -> None:
         raise TypeError(f"`{name}` must be a bool, got {type(value).__name__}")
 
 
-def cdist(X: ht.DNDarray, Y: ht.DNDarray | None = None, quadratic_expansion: bool = False, *, dtype=None) -> ht.DNDarray:
+def cdist(
+    X: ht.DNDarray, Y: ht.DNDarray | None = None, quadratic_expansion: bool = False, *, dtype=None
+) -> ht.DNDarray:
     """Euclidean distances between the rows of ``X`` and those of ``Y`` (``X``'s own if None).
 
     Parameters
@@ -191,7 +191,9 @@ def rbf(
     return _pairwise(X, Y, metric, dtype)
 
 
-def manhattan(X: ht.DNDarray, Y: ht.DNDarray | None = None, expand: bool = False, *, dtype=None) -> ht.DNDarray:
+def manhattan(
+    X: ht.DNDarray, Y: ht.DNDarray | None = None, expand: bool = False, *, dtype=None
+) -> ht.DNDarray:
     """City-block distances ``sum |x_k - y_k|`` between rows (see :func:`cdist`).
 
     ``expand`` is accepted for Heat's signature; there is one way to compute it.

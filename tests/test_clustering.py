@@ -169,20 +169,30 @@ def test_estimator_protocol():
 def test_bad_inputs(comm_of):
     comm = comm_of(2)
     X = ht.array(DATA, split=0, comm=comm)
-    with pytest.raises(ValueError, match="`n_clusters` must be at most the number of samples, 42, got 50"):
+    with pytest.raises(
+        ValueError, match="`n_clusters` must be at most the number of samples, 42, got 50"
+    ):
         KMeans(n_clusters=50).fit(X)
     with pytest.raises(TypeError, match="`x` must be a DNDarray, got ndarray"):
         KMeans(n_clusters=2).fit(DATA)
-    with pytest.raises(ValueError, match=r"`x` must be 2-D \(samples, features\), got shape \(42,\)"):
+    with pytest.raises(
+        ValueError, match=r"`x` must be 2-D \(samples, features\), got shape \(42,\)"
+    ):
         KMeans(n_clusters=2).fit(ht.array(DATA[:, 0], split=0, comm=comm))
     nan = DATA.copy()
     nan[40, 1] = np.nan
     Xn = ht.array(nan, split=0, comm=comm)
-    with pytest.raises(ValueError, match=r"`x` must be finite, got 1 NaN or infinite values \(the first on rank 1\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"`x` must be finite, got 1 NaN or infinite values \(the first on rank 1\)",
+    ):
         KMedians(n_clusters=2).fit(Xn)
     with pytest.raises(ValueError, match="`init` must be 'random', 'probability_based'"):
         KMeans(n_clusters=2, init="nope").fit(X)
-    with pytest.raises(ValueError, match=r"`init` must have shape \(n_clusters, n_features\) = \(2, 3\), got \(2, 2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"`init` must have shape \(n_clusters, n_features\) = \(2, 3\), got \(2, 2\)",
+    ):
         KMeans(n_clusters=2, init=np.zeros((2, 2))).fit(X)
     with pytest.raises(TypeError, match="`n_clusters` must be an int, got float"):
         KMeans(n_clusters=2.5).fit(X)
@@ -197,7 +207,9 @@ def test_bad_inputs(comm_of):
         fitted.predict(ht.ones((4, 2), split=0, comm=comm))
     with pytest.raises(ValueError, match="`n_procs_to_merge` must be at least 2, got 1"):
         BatchParallelKMeans(n_procs_to_merge=1).fit(X)
-    with pytest.raises(NotImplementedError, match="`eigen_solver` must be 'lanczos' or 'randomized'"):
+    with pytest.raises(
+        NotImplementedError, match="`eigen_solver` must be 'lanczos' or 'randomized'"
+    ):
         Spectral(eigen_solver="svd").fit(X)
     # every failure left the data and the fitted estimator as they were
     np.testing.assert_array_equal(X.numpy(), DATA)
@@ -212,4 +224,6 @@ def test_a_fit_keeps_its_graph_small(comm_of):
     short = KMeans(n_clusters=3, init=INIT, max_iter=1).fit(X)
     long = KMeans(n_clusters=3, init=INIT, max_iter=30, tol=0.0).fit(X)
     assert long.n_iter_ > 1
-    assert len(long.labels_.to_dask().__dask_graph__()) == len(short.labels_.to_dask().__dask_graph__())
+    assert len(long.labels_.to_dask().__dask_graph__()) == len(
+        short.labels_.to_dask().__dask_graph__()
+    )

@@ -74,7 +74,9 @@ class _BatchParallel(ClusteringMixin, BaseEstimator):
         merge = self.n_procs_to_merge
         if merge is not None:
             if isinstance(merge, bool) or not isinstance(merge, numbers.Integral):
-                raise TypeError(f"`n_procs_to_merge` must be an int or None, got {type(merge).__name__}")
+                raise TypeError(
+                    f"`n_procs_to_merge` must be an int or None, got {type(merge).__name__}"
+                )
             if merge < 2:
                 raise ValueError(f"`n_procs_to_merge` must be at least 2, got {merge}")
         rs = self.random_state
@@ -95,7 +97,11 @@ class _BatchParallel(ClusteringMixin, BaseEstimator):
         seeds = [int(s) for s in rng.integers(2**63 - 1, size=x.comm.size + 64)]
         k, p = self.n_clusters, self._p
         parts = per_chunk(x, _chunks.local_fit, k, p, seeds, self.max_iter, self.tol, indexed=True)
-        groups = [(np.asarray(c, dtype=dtype), np.asarray(w, dtype=np.float64)) for c, w in parts if len(c)]
+        groups = [
+            (np.asarray(c, dtype=dtype), np.asarray(w, dtype=np.float64))
+            for c, w in parts
+            if len(c)
+        ]
         merge = self.n_procs_to_merge or max(2, len(groups))
         seed_at = x.comm.size
         iterations = 0

@@ -83,7 +83,10 @@ def median_window(block: np.ndarray, centers: np.ndarray, p: int, low, high) -> 
     for c in range(centers.shape[0]):
         rows = np.asarray(block[labels == c], dtype=centers.dtype)
         below = (rows <= low[c]).sum(axis=0)
-        inside = [rows[(rows[:, j] > low[c, j]) & (rows[:, j] <= high[c, j]), j] for j in range(rows.shape[1])]
+        inside = [
+            rows[(rows[:, j] > low[c, j]) & (rows[:, j] <= high[c, j]), j]
+            for j in range(rows.shape[1])
+        ]
         out.append((below, inside))
     return out
 
@@ -111,7 +114,9 @@ def weights_sum(block: np.ndarray, centers: np.ndarray, p: int) -> float:
     return cost(block, centers, p)
 
 
-def weighted_pick(block: np.ndarray, index: int, centers: np.ndarray, p: int, targets) -> np.ndarray | None:
+def weighted_pick(
+    block: np.ndarray, index: int, centers: np.ndarray, p: int, targets
+) -> np.ndarray | None:
     """k-means++: the row where this chunk's running weight first exceeds ``targets[index]``."""
     target = targets[index]
     if target is None or block.shape[0] == 0:

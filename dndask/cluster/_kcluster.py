@@ -35,7 +35,17 @@ from ._batchparallel import BatchParallelKMeans, BatchParallelKMedians
 __all__ = ["KMeans", "KMedians", "KMedoids", "KClustering"]
 
 # the names of k-means++ for each metric (Heat's, scikit-learn's)
-PLUS_PLUS = frozenset({"probability_based", "kmeans++", "k-means++", "kmedians++", "k-medians++", "kmedoids++", "k-medoids++"})
+PLUS_PLUS = frozenset(
+    {
+        "probability_based",
+        "kmeans++",
+        "k-means++",
+        "kmedians++",
+        "k-medians++",
+        "kmedoids++",
+        "k-medoids++",
+    }
+)
 
 
 def _positive_int(value, name: str) -> int:
@@ -178,7 +188,10 @@ def _rows(x: ht.DNDarray, idx: np.ndarray, dtype) -> np.ndarray:
     """The rows ``idx`` of ``x`` (in that order), fetched from their chunks in one pass."""
     counts = [int(c) for c in x.lshape_map[:, 0].tolist()] if x.split == 0 else [x.shape[0]]
     starts = np.concatenate([[0], np.cumsum(counts)])
-    local = [[int(i - starts[r]) for i in idx if starts[r] <= i < starts[r + 1]] for r in range(len(counts))]
+    local = [
+        [int(i - starts[r]) for i in idx if starts[r] <= i < starts[r + 1]]
+        for r in range(len(counts))
+    ]
     parts = per_chunk(x, _chunks.row_at, local, indexed=True)
     found = {}
     for r, rows in enumerate(parts):

@@ -167,7 +167,9 @@ class Spectral(ClusteringMixin, BaseEstimator):
         if self.metric not in ("rbf", "euclidean"):
             raise NotImplementedError(f"`metric` must be 'rbf' or 'euclidean', got {self.metric!r}")
         if self.assign_labels != "kmeans":
-            raise NotImplementedError(f"`assign_labels` must be 'kmeans', got {self.assign_labels!r}")
+            raise NotImplementedError(
+                f"`assign_labels` must be 'kmeans', got {self.assign_labels!r}"
+            )
         k = self.n_clusters
         if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1):
             raise ValueError(f"`n_clusters` must be a positive int or None, got {k!r}")
@@ -202,7 +204,9 @@ class Spectral(ClusteringMixin, BaseEstimator):
         seed = int(random_generator(self.random_state).integers(2**63 - 1))
         if self.eigen_solver == "lanczos":
             return _lanczos(L, self.lanczos_n_iter, seed)
-        return _randomized(L, self.reigh_rank, self.reigh_n_oversamples, self.reigh_power_iter, seed)
+        return _randomized(
+            L, self.reigh_rank, self.reigh_n_oversamples, self.reigh_power_iter, seed
+        )
 
     def fit(self, x: ht.DNDarray, y=None) -> Spectral:
         """Cluster the rows of ``x`` (see the class)."""

@@ -49,7 +49,16 @@ from . import (  # noqa: F401  (ht.linalg, ht.random)
     types,
 )
 from ._array import DNDarray, install_methods
-from . import cluster, graph, preprocessing, spatial, utils  # noqa: F401,E402  (issue 27)
+from . import (  # noqa: F401,E402  (issue 27: the algorithm modules)
+    classification,
+    cluster,
+    graph,
+    naive_bayes,
+    preprocessing,
+    regression,
+    spatial,
+    utils,
+)
 from ..base import (  # noqa: F401,E402  (issue 27: Heat's ht.BaseEstimator, ht.is_estimator, ...)
     BaseEstimator,
     ClassificationMixin,

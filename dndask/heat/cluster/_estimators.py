@@ -137,7 +137,9 @@ class _HeatBatchParallel:
         if x.ndim != 2:
             raise ValueError(f"`x` must be 2-D, got {x.ndim}-D")
         if x.split != 0:
-            raise ValueError(f"`x` must be split along axis 0 for {what} (as in Heat), got {x.split}")
+            raise ValueError(
+                f"`x` must be split along axis 0 for {what} (as in Heat), got {x.split}"
+            )
 
     def fit(self, x, y=None):
         self._check_x(x, "fit")

@@ -31,7 +31,11 @@ def _initialize_plus_plus(X, n_clusters, p, random_state=None, weights=1, max_sa
     for _ in range(1, n_clusters):
         prob = best * w
         total = prob.sum()
-        i = int(rng.choice(len(prob), p=prob / total)) if total > 0 else int(rng.integers(len(prob)))
+        i = (
+            int(rng.choice(len(prob), p=prob / total))
+            if total > 0
+            else int(rng.integers(len(prob)))
+        )
         chosen.append(i)
         best = np.minimum(best, _chunks.distances(points, points[[i]], p)[:, 0])
     return torch.as_tensor(points[chosen])
@@ -83,7 +87,11 @@ class _BatchParallelKCluster(BatchParallelKMeans):
                 UserWarning,
                 stacklevel=2,
             )
-        if isinstance(tol, numbers.Real) and not isinstance(tol, bool) and not isinstance(tol, float):
+        if (
+            isinstance(tol, numbers.Real)
+            and not isinstance(tol, bool)
+            and not isinstance(tol, float)
+        ):
             raise TypeError(f"`tol` must be a float, got {type(tol).__name__}")
         self._p = 1 if p == 1 else 2
         super().__init__(n_clusters, self._plus_plus, max_iter, tol, random_state, n_procs_to_merge)

@@ -23,10 +23,16 @@ def _faces(result):
     return _adapt.face(result)
 
 
-def hermitian(n, dtype=types.complex64, split=None, device=None, comm=None, positive_definite=False):
+def hermitian(
+    n, dtype=types.complex64, split=None, device=None, comm=None, positive_definite=False
+):
     """Heat's ``hermitian`` (see :func:`dndask.utils.data.matrixgallery.hermitian`)."""
     _adapt.check_device(device)
-    return _faces(_core.hermitian(n, np.dtype(dtype), split, comm, positive_definite))
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise ValueError(f"`dtype` must be a floating or complex type, got {dtype!r}") from None
+    return _faces(_core.hermitian(n, dtype, split, comm, positive_definite))
 
 
 def parter(n, split=None, device=None, comm=None, dtype=types.float32):
@@ -46,7 +52,9 @@ def random_known_singularvalues(
 ):
     """Heat's ``random_known_singularvalues`` (``(A, (U, s, V))``)."""
     _adapt.check_device(device)
-    return _faces(_core.random_known_singularvalues(m, n, singular_values, split, comm, np.dtype(dtype)))
+    return _faces(
+        _core.random_known_singularvalues(m, n, singular_values, split, comm, np.dtype(dtype))
+    )
 
 
 def random_known_rank(
@@ -55,4 +63,6 @@ def random_known_rank(
     """Heat's ``random_known_rank`` (``(A, (U, s, V))``)."""
     _adapt.check_device(device)
     kwargs = {} if quantile_function is None else {"quantile_function": quantile_function}
-    return _faces(_core.random_known_rank(m, n, r, split=split, comm=comm, dtype=np.dtype(dtype), **kwargs))
+    return _faces(
+        _core.random_known_rank(m, n, r, split=split, comm=comm, dtype=np.dtype(dtype), **kwargs)
+    )

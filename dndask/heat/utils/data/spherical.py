@@ -43,6 +43,4 @@ def create_clusters(
     mean = _tensor(cluster_mean, "cluster_mean")
     std = _tensor(cluster_std, "cluster_std")
     weight = None if cluster_weight is None else _tensor(cluster_weight, "cluster_weight")
-    return _adapt.face(
-        _core.create_clusters(n_samples, n_features, n_clusters, mean, std, weight)
-    )
+    return _adapt.face(_core.create_clusters(n_samples, n_features, n_clusters, mean, std, weight))
