@@ -1,4 +1,4 @@
-"""Feature scaling of DNDarrays: StandardScaler, MinMaxScaler, MaxAbsScaler, RobustScaler, Normalizer.
+"""Feature scaling of DNDarrays: Standard, MinMax, MaxAbs and Robust scalers, Normalizer.
 
 ``fit`` learns per-feature statistics in one pass (:func:`dndask.base.per_chunk`): each
 rank summarizes its own block (count, mean, squared deviations, min, max), the driver
@@ -18,6 +18,8 @@ array (as Heat does) and returns it.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 import numpy as np
 
@@ -178,7 +180,8 @@ class MinMaxScaler(_AffineScaler):
 
     >>> import dndask as ht
     >>> from dndask.preprocessing import MinMaxScaler
-    >>> MinMaxScaler((-1.0, 1.0)).fit_transform(ht.array([[0.0], [5.0], [10.0]], split=0)).numpy().tolist()
+    >>> x = ht.array([[0.0], [5.0], [10.0]], split=0)
+    >>> MinMaxScaler((-1.0, 1.0)).fit_transform(x).numpy().tolist()
     [[-1.0], [0.0], [1.0]]
     """
 
@@ -243,7 +246,8 @@ class RobustScaler(_AffineScaler):
 
     >>> import dndask as ht
     >>> from dndask.preprocessing import RobustScaler
-    >>> RobustScaler().fit_transform(ht.array([[1.0], [2.0], [3.0], [100.0]], split=0)).numpy().tolist()
+    >>> x = ht.array([[1.0], [2.0], [3.0], [100.0]], split=0)
+    >>> RobustScaler().fit_transform(x).numpy().tolist()
     [[-0.6], [-0.2], [0.2], [39.0]]
     """
 
@@ -303,7 +307,7 @@ class Normalizer(TransformMixin, BaseEstimator):
     [[0.6, 0.8], [0.0, 0.0]]
     """
 
-    _ORDS = {"l2": 2, "l1": 1, "max": np.inf}
+    _ORDS: ClassVar[dict] = {"l2": 2, "l1": 1, "max": np.inf}
 
     def __init__(self, norm: str = "l2", *, copy: bool = True):
         if norm not in self._ORDS:

@@ -63,8 +63,8 @@ def test_kmeans_matches_scikit_learn(comm_of, n, split, dtype):
     np.testing.assert_array_equal(X.numpy(), x)  # the input is left as it was
 
 
-@pytest.mark.parametrize("cls,medoids", [(KMedians, False), (KMedoids, True)])
-@pytest.mark.parametrize("n,split", [(1, None), (3, 0), (4, 1), (5, 0)])
+@pytest.mark.parametrize(("cls", "medoids"), [(KMedians, False), (KMedoids, True)])
+@pytest.mark.parametrize(("n", "split"), [(1, None), (3, 0), (4, 1), (5, 0)])
 def test_kmedians_and_kmedoids_match_numpy(comm_of, cls, medoids, n, split):
     X = ht.array(DATA, split=split, comm=comm_of(n))
     fitted = cls(n_clusters=3, init=INIT).fit(X)
@@ -73,7 +73,7 @@ def test_kmedians_and_kmedoids_match_numpy(comm_of, cls, medoids, n, split):
     labels = np.abs(DATA[:, None] - want[None]).sum(axis=2).argmin(axis=1)
     np.testing.assert_array_equal(fitted.labels_.numpy(), labels)
     if medoids:  # the centers are rows of the data
-        assert all((DATA == c).all(axis=1).any() for c in fitted.cluster_centers_.numpy())
+        assert all((c == DATA).all(axis=1).any() for c in fitted.cluster_centers_.numpy())
 
 
 def test_exact_medians_with_many_values_and_ties(comm_of):

@@ -9,7 +9,8 @@ smallest class among equals, as scikit-learn). Nothing travels to the driver.
 >>> from dndask.classification import KNeighborsClassifier
 >>> x = ht.array([[0.0], [1.0], [10.0], [11.0]], split=0)
 >>> y = ht.array([0, 0, 1, 1], split=0)
->>> KNeighborsClassifier(n_neighbors=3).fit(x, y).predict(ht.array([[2.0], [9.0]], split=0)).numpy().tolist()
+>>> knn = KNeighborsClassifier(n_neighbors=3).fit(x, y)
+>>> knn.predict(ht.array([[2.0], [9.0]], split=0)).numpy().tolist()
 [0, 1]
 """
 

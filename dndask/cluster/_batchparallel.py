@@ -141,7 +141,8 @@ class BatchParallelKMeans(_BatchParallel):
     >>> import dndask as ht, numpy as np
     >>> from dndask.cluster import BatchParallelKMeans
     >>> x = ht.array(np.r_[np.zeros((4, 2)), np.full((4, 2), 9.0)], split=0)
-    >>> sorted(BatchParallelKMeans(n_clusters=2, random_state=0).fit(x).cluster_centers_.numpy().tolist())
+    >>> fitted = BatchParallelKMeans(n_clusters=2, random_state=0).fit(x)
+    >>> sorted(fitted.cluster_centers_.numpy().tolist())
     [[0.0, 0.0], [9.0, 9.0]]
     """
 
@@ -155,7 +156,8 @@ class BatchParallelKMedians(_BatchParallel):
     >>> import dndask as ht, numpy as np
     >>> from dndask.cluster import BatchParallelKMedians
     >>> x = ht.array(np.r_[np.zeros((4, 2)), np.full((4, 2), 9.0)], split=0)
-    >>> sorted(BatchParallelKMedians(n_clusters=2, random_state=0).fit(x).cluster_centers_.numpy().tolist())
+    >>> fitted = BatchParallelKMedians(n_clusters=2, random_state=0).fit(x)
+    >>> sorted(fitted.cluster_centers_.numpy().tolist())
     [[0.0, 0.0], [9.0, 9.0]]
     """
 

@@ -41,7 +41,7 @@ def cost(block: np.ndarray, centers: np.ndarray, p: int) -> float:
 
 
 def lloyd(block: np.ndarray, centers: np.ndarray) -> tuple:
-    """Per cluster: the sum of its rows (float64) and their number; and the squared-distance cost."""
+    """Per cluster: the sum of its rows (float64) and their number; the squared-distance cost."""
     k, f = centers.shape
     sums = np.zeros((k, f), dtype=np.float64)
     counts = np.zeros(k, dtype=np.int64)
@@ -77,7 +77,7 @@ def median_pivots(block: np.ndarray, centers: np.ndarray, p: int) -> list:
 
 
 def median_window(block: np.ndarray, centers: np.ndarray, p: int, low, high) -> list:
-    """Per cluster: per feature, the count of members ``<= low`` and the members in ``(low, high]``."""
+    """Per cluster, per feature: the count of members ``<= low``, the members in ``(low, high]``."""
     labels = nearest(block, centers, p)
     out = []
     for c in range(centers.shape[0]):

@@ -233,7 +233,7 @@ class KMeans(KClustering):
     ----------
     n_clusters : int
         The number of clusters.
-    init : {'random', 'probability_based', 'batchparallel'} or array of shape (n_clusters, n_features)
+    init : {'random', 'probability_based', 'batchparallel'} or array (n_clusters, n_features)
         'random': ``n_clusters`` distinct rows drawn at random; 'probability_based'
         (also 'kmeans++', 'k-means++'): k-means++; 'batchparallel': the centers of
         :class:`BatchParallelKMeans`; an array: the centers themselves.
@@ -331,7 +331,8 @@ class KMedians(KClustering):
     >>> import dndask as ht, numpy as np
     >>> from dndask.cluster import KMedians
     >>> x = ht.array([[0.0], [1.0], [5.0], [9.0], [10.0], [30.0]], split=0)
-    >>> KMedians(n_clusters=2, init=np.array([[0.0], [9.0]])).fit(x).cluster_centers_.numpy().tolist()
+    >>> fitted = KMedians(n_clusters=2, init=np.array([[0.0], [9.0]])).fit(x)
+    >>> fitted.cluster_centers_.numpy().tolist()
     [[1.0], [10.0]]
     """
 
@@ -351,7 +352,8 @@ class KMedoids(KClustering):
     >>> import dndask as ht, numpy as np
     >>> from dndask.cluster import KMedoids
     >>> x = ht.array([[0.0], [1.0], [3.0], [9.0], [10.0], [30.0]], split=0)
-    >>> KMedoids(n_clusters=2, init=np.array([[0.0], [9.0]])).fit(x).cluster_centers_.numpy().tolist()
+    >>> fitted = KMedoids(n_clusters=2, init=np.array([[0.0], [9.0]])).fit(x)
+    >>> fitted.cluster_centers_.numpy().tolist()
     [[1.0], [10.0]]
     """
 

@@ -119,7 +119,8 @@ class Spectral(ClusteringMixin, BaseEstimator):
     >>> import dndask as ht, numpy as np
     >>> from dndask.cluster import Spectral
     >>> x = ht.array(np.r_[np.zeros((5, 2)), np.full((5, 2), 5.0)], split=0)
-    >>> labels = Spectral(n_clusters=2, eigen_solver="lanczos", random_state=0).fit_predict(x).numpy()
+    >>> spectral = Spectral(n_clusters=2, eigen_solver="lanczos", random_state=0)
+    >>> labels = spectral.fit_predict(x).numpy()
     >>> len(set(labels[:5])), len(set(labels[5:])), bool(labels[0] != labels[5])
     (1, 1, True)
     """
@@ -234,6 +235,6 @@ class Spectral(ClusteringMixin, BaseEstimator):
         x = check_samples(x)
         if x.shape[0] != self.labels_.shape[0]:
             raise ValueError(
-                f"`x` must be the fitted data, with {self.labels_.shape[0]} samples, got {x.shape[0]}"
+                f"`x` must be the fitted data, {self.labels_.shape[0]} samples, got {x.shape[0]}"
             )
         return self.labels_

@@ -35,31 +35,7 @@ import numpy as _np
 import dndask as _core
 
 from .. import _dndarray, _ops, _torch, _ufuncs_extra
-from . import (  # noqa: F401  (ht.linalg, ht.random)
-    _adapt,
-    _extras,
-    _local,
-    _manip,
-    _optable,
-    _printing,
-    _signal,
-    _stats,
-    linalg,
-    random,
-    types,
-)
-from ._array import DNDarray, install_methods
-from . import (  # noqa: F401,E402  (issue 27: the algorithm modules)
-    classification,
-    cluster,
-    graph,
-    naive_bayes,
-    preprocessing,
-    regression,
-    spatial,
-    utils,
-)
-from ..base import (  # noqa: F401,E402  (issue 27: Heat's ht.BaseEstimator, ht.is_estimator, ...)
+from ..base import (  # noqa: F401  (issue 27: Heat's ht.BaseEstimator, ht.is_estimator, ...)
     BaseEstimator,
     ClassificationMixin,
     ClusteringMixin,
@@ -71,6 +47,28 @@ from ..base import (  # noqa: F401,E402  (issue 27: Heat's ht.BaseEstimator, ht.
     is_regressor,
     is_transformer,
 )
+from . import (  # noqa: F401  (ht.linalg, ht.random)  # noqa: F401,E402  (issue 27: the algorithm modules)
+    _adapt,
+    _extras,
+    _local,
+    _manip,
+    _optable,
+    _printing,
+    _signal,
+    _stats,
+    classification,
+    cluster,
+    graph,
+    linalg,
+    naive_bayes,
+    preprocessing,
+    random,
+    regression,
+    spatial,
+    types,
+    utils,
+)
+from ._array import DNDarray, install_methods
 from ._optable import rows
 from .types import (  # noqa: F401  (re-exported below through __all__)
     bool,

@@ -52,4 +52,4 @@ class GaussianNB(_core.GaussianNB):
 
 
 # Heat's module name
-gaussianNB = sys.modules[__name__]
+gaussianNB = sys.modules[__name__]  # noqa: N816

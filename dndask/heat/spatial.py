@@ -35,12 +35,15 @@ def _heat_checks(X, Y) -> np.dtype:
             raise NotImplementedError(
                 f"`X` split along {X.split} is not supported (as in Heat): split 0 or None"
             )
-    elif hasattr(X, "split") and hasattr(Y, "split"):
-        if X.split not in (None, 0) or (X.split is None and Y.split not in (None, 0)):
-            raise NotImplementedError(
-                f"splits X.split={X.split}, Y.split={Y.split} are not supported (as in Heat): "
-                "split 0 or None"
-            )
+    elif (
+        hasattr(X, "split")
+        and hasattr(Y, "split")
+        and (X.split not in (None, 0) or (X.split is None and Y.split not in (None, 0)))
+    ):
+        raise NotImplementedError(
+            f"splits X.split={X.split}, Y.split={Y.split} are not supported (as in Heat): "
+            "split 0 or None"
+        )
     if not hasattr(X, "dtype"):
         return None
     kind = types.promote_types(X.dtype, types.float32)

@@ -82,7 +82,7 @@ class Lasso(RegressionMixin, BaseEstimator):
             raise ValueError(f"`tol` must be a non-negative number or None, got {self.tol!r}")
 
     def fit(self, x: ht.DNDarray, y: ht.DNDarray) -> Lasso:
-        """Fit ``theta`` to the samples ``x`` (``(m, n)``) and targets ``y`` (``(m,)`` or ``(m, 1)``)."""
+        """Fit ``theta`` to the samples ``x`` ``(m, n)``, targets ``y`` ``(m,)`` or ``(m, 1)``."""
         self._check_params()
         if not isinstance(y, ht.DNDarray):
             raise TypeError(f"`y` must be a DNDarray, got {type(y).__name__}")

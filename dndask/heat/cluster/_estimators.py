@@ -154,7 +154,8 @@ class _HeatBatchParallel:
         self._check_x(x, "predict")
         if x.shape[1] != self.cluster_centers_.shape[1]:
             raise ValueError(
-                f"`x` must have {self.cluster_centers_.shape[1]} features (as in fit), got {x.shape[1]}"
+                f"`x` must have {self.cluster_centers_.shape[1]} features (as in fit), "
+                f"got {x.shape[1]}"
             )
         return _column(super().predict(_float_data(x)), types.int32)
 

@@ -42,7 +42,7 @@ def parter(n, split=None, device=None, comm=None, dtype=types.float32):
 
 
 def random_orthogonal(m, n, split=None, device=None, comm=None, dtype=types.float32):
-    """Heat's ``random_orthogonal`` (see :func:`dndask.utils.data.matrixgallery.random_orthogonal`)."""
+    """Heat's ``random_orthogonal`` (see :mod:`dndask.utils.data.matrixgallery`)."""
     _adapt.check_device(device)
     return _faces(_core.random_orthogonal(m, n, split, comm, np.dtype(dtype)))
 

@@ -12,8 +12,8 @@ import numbers
 
 import numpy as np
 
-from dndask.heat import _adapt
 from dndask import _comm
+from dndask.heat import _adapt
 from dndask.utils.data import spherical as _core
 
 __all__ = ["create_clusters", "create_spherical_dataset"]
