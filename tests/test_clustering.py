@@ -44,7 +44,10 @@ def _numpy_kmedians(x, centers, medoids=False, max_iter=300, tol=1e-4):
     return centers
 
 
-@pytest.mark.parametrize("n", [1, 3, 5])
+SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize("n", [3, pytest.param(1, marks=SLOW), pytest.param(5, marks=SLOW)])
 @pytest.mark.parametrize("split", [None, 0, 1])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_kmeans_matches_scikit_learn(comm_of, n, split, dtype):
@@ -64,7 +67,10 @@ def test_kmeans_matches_scikit_learn(comm_of, n, split, dtype):
 
 
 @pytest.mark.parametrize(("cls", "medoids"), [(KMedians, False), (KMedoids, True)])
-@pytest.mark.parametrize(("n", "split"), [(1, None), (3, 0), (4, 1), (5, 0)])
+@pytest.mark.parametrize(
+    ("n", "split"),
+    [(3, 0), pytest.param(1, None, marks=SLOW), (4, 1), pytest.param(5, 0, marks=SLOW)],
+)
 def test_kmedians_and_kmedoids_match_numpy(comm_of, cls, medoids, n, split):
     X = ht.array(DATA, split=split, comm=comm_of(n))
     fitted = cls(n_clusters=3, init=INIT).fit(X)

@@ -32,7 +32,7 @@ def _computed(X, Y, expand, sigma=1.3):
     }
 
 
-@pytest.mark.parametrize("n", [1, 2, 5])
+@pytest.mark.parametrize("n", [2, pytest.param(1, marks=pytest.mark.slow), 5])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_every_split_pair_matches_scipy(comm_of, n, dtype):
     comm = comm_of(n)
