@@ -86,7 +86,7 @@ class _BatchParallel(ClusteringMixin, BaseEstimator):
     def fit(self, x: ht.DNDarray, y=None):
         """Cluster the rows of ``x``: local clusterings per rank, then merges (see the module)."""
         self.check_params()
-        x = check_samples(x)
+        x = check_samples(x, finite=False)  # the local pass counts NaNs: one pass less
         if self.n_clusters > x.shape[0]:
             raise ValueError(
                 f"`n_clusters` must be at most the number of samples, {x.shape[0]}, "
@@ -97,9 +97,16 @@ class _BatchParallel(ClusteringMixin, BaseEstimator):
         seeds = [int(s) for s in rng.integers(2**63 - 1, size=x.comm.size + 64)]
         k, p = self.n_clusters, self._p
         parts = per_chunk(x, _chunks.local_fit, k, p, seeds, self.max_iter, self.tol, indexed=True)
+        bad = [p[2] for p in parts]
+        if any(bad):
+            rank = next(r for r, b in enumerate(bad) if b)
+            raise ValueError(
+                f"`x` must be finite, got {sum(bad)} NaN or infinite values "
+                f"(the first on rank {rank})"
+            )
         groups = [
             (np.asarray(c, dtype=dtype), np.asarray(w, dtype=np.float64))
-            for c, w in parts
+            for c, w, _ in parts
             if len(c)
         ]
         merge = self.n_procs_to_merge or max(2, len(groups))

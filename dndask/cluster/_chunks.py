@@ -189,11 +189,15 @@ def local_kcluster(points, weights, k: int, p: int, seed, max_iter: int, tol: fl
 
 
 def local_fit(block, index: int, k: int, p: int, seeds, max_iter: int, tol: float) -> tuple:
-    """One rank's batch: :func:`local_kcluster` of its rows (unit weights)."""
+    """One rank's batch: :func:`local_kcluster` of its rows (unit weights), and the number
+    of NaN or infinite values in it (then nothing is clustered)."""
     block = np.asarray(block)
     if not np.issubdtype(block.dtype, np.floating):
         block = block.astype(np.float64)
+    bad = int(block.size - np.count_nonzero(np.isfinite(block)))
+    if bad:
+        return block[:0], np.zeros(0), bad
     centers, counts, _, _ = local_kcluster(
         block, np.ones(block.shape[0]), k, p, seeds[index], max_iter, tol
     )
-    return centers, counts
+    return centers, counts, 0
