@@ -147,7 +147,7 @@ class StandardScaler(_AffineScaler):
 
     >>> import dndask as ht
     >>> from dndask.preprocessing import StandardScaler
-    >>> s = StandardScaler().fit(ht.array([[0.0], [2.0], [4.0]], split=0))
+    >>> s = StandardScaler().fit(ht.array([[0.0], [2.0], [4.0]], split=0, dtype="float64"))
     >>> s.mean_.numpy().tolist(), s.var_.numpy().round(4).tolist()
     ([2.0], [2.6667])
     """
@@ -246,9 +246,9 @@ class RobustScaler(_AffineScaler):
 
     >>> import dndask as ht
     >>> from dndask.preprocessing import RobustScaler
-    >>> x = ht.array([[1.0], [2.0], [3.0], [100.0]], split=0)
+    >>> x = ht.array([[1.0], [2.0], [3.0], [4.0], [100.0]], split=0)
     >>> RobustScaler().fit_transform(x).numpy().tolist()
-    [[-0.6], [-0.2], [0.2], [39.0]]
+    [[-1.0], [-0.5], [0.0], [0.5], [48.5]]
     """
 
     _n_features_attr = "_scale"
@@ -303,7 +303,8 @@ class Normalizer(TransformMixin, BaseEstimator):
 
     >>> import dndask as ht
     >>> from dndask.preprocessing import Normalizer
-    >>> Normalizer().transform(ht.array([[3.0, 4.0], [0.0, 0.0]], split=0)).numpy().tolist()
+    >>> x = ht.array([[3.0, 4.0], [0.0, 0.0]], split=0, dtype="float64")
+    >>> Normalizer().transform(x).numpy().tolist()
     [[0.6, 0.8], [0.0, 0.0]]
     """
 

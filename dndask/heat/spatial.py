@@ -5,8 +5,8 @@ float32), and refuses operands split along their features or with more than two 
 (NotImplementedError); the core resplits and returns numpy's float type instead.
 
 >>> import dndask.heat as ht
->>> ht.spatial.cdist(ht.ones((2, 3), split=0), ht.zeros((1, 3))).dtype
-<class 'dndask.heat.types.float32'>
+>>> ht.spatial.cdist(ht.ones((2, 3), dtype=ht.int32, split=0), ht.zeros((1, 3))).dtype is ht.float32
+True
 """
 
 from __future__ import annotations
