@@ -47,7 +47,7 @@ from ..base import (  # noqa: F401  (issue 27: Heat's ht.BaseEstimator, ht.is_es
     is_regressor,
     is_transformer,
 )
-from . import (  # noqa: F401  (ht.linalg, ht.random)  # noqa: F401,E402  (issue 27: the algorithm modules)
+from . import (  # noqa: F401  (ht.linalg, ht.random, and the algorithm modules of issue 27)
     _adapt,
     _extras,
     _local,
@@ -59,6 +59,7 @@ from . import (  # noqa: F401  (ht.linalg, ht.random)  # noqa: F401,E402  (issue
     classification,
     cluster,
     graph,
+    io,
     linalg,
     naive_bayes,
     preprocessing,
@@ -70,6 +71,7 @@ from . import (  # noqa: F401  (ht.linalg, ht.random)  # noqa: F401,E402  (issue
 )
 from ._array import DNDarray, install_methods
 from ._optable import rows
+from .io import supports_hdf5, supports_netcdf, supports_zarr  # noqa: F401
 from .types import (  # noqa: F401  (re-exported below through __all__)
     bool,
     bool_,
