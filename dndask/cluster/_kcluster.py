@@ -32,7 +32,7 @@ from dndask.base import (
 from . import _chunks
 from ._batchparallel import BatchParallelKMeans, BatchParallelKMedians
 
-__all__ = ["KMeans", "KMedians", "KMedoids", "KClustering"]
+__all__ = ["KClustering", "KMeans", "KMedians", "KMedoids"]
 
 # the names of k-means++ for each metric (Heat's, scikit-learn's)
 PLUS_PLUS = frozenset(
