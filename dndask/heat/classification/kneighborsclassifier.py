@@ -1,5 +1,6 @@
-"""Heat's ``ht.classification``: :class:`dndask.classification.KNeighborsClassifier`
-with Heat's errors (ValueError for bad shapes) and face arrays.
+"""Heat's ``heat.classification.kneighborsclassifier``: :class:`KNeighborsClassifier` over
+:class:`dndask.classification.KNeighborsClassifier`, with Heat's errors (ValueError for bad
+shapes) and face arrays.
 
 >>> import dndask.heat as ht
 >>> ht.classification.KNeighborsClassifier(n_neighbors=3).get_params()
@@ -8,12 +9,10 @@ with Heat's errors (ValueError for bad shapes) and face arrays.
 
 from __future__ import annotations
 
-import sys
+from dndask import classification as _core
+from dndask.heat import _adapt
 
-from .. import classification as _core
-from . import _adapt
-
-__all__ = ["KNeighborsClassifier", "kneighborsclassifier"]
+__all__ = ["KNeighborsClassifier"]
 
 
 class KNeighborsClassifier(_core.KNeighborsClassifier):
@@ -31,7 +30,3 @@ class KNeighborsClassifier(_core.KNeighborsClassifier):
 
     def predict(self, x):
         return _adapt.face(super().predict(x))
-
-
-# Heat's module name
-kneighborsclassifier = sys.modules[__name__]
