@@ -325,3 +325,87 @@ def test_import_dndask_does_not_import_torch():
     result = _fresh_python(code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "True"]
+
+
+# ------------------------------------------------------------------ the algorithm layer
+# Heat's machine-learning packages sit on top of dndask: they use its public API only
+# (``import dndask as ht`` and public modules such as ``dndask.base``), never a private
+# module or a private attribute, so that they could live outside the package.
+ALGORITHMS = (
+    "dndask.base",
+    "dndask.classification",
+    "dndask.cluster",
+    "dndask.graph",
+    "dndask.naive_bayes",
+    "dndask.preprocessing",
+    "dndask.regression",
+    "dndask.spatial",
+    "dndask.utils",
+)
+
+
+def _package_of(module: str) -> str | None:
+    return next((p for p in ALGORITHMS if module == p or module.startswith(p + ".")), None)
+
+
+def _private(module: str) -> bool:
+    return any(part.startswith("_") for part in module.split(".")[1:])
+
+
+def algorithm_layer_violations() -> list[str]:
+    """``path:line`` of every import or attribute use outside dndask's public API."""
+    modules = _modules()
+    found = []
+    for module, path in modules.items():
+        own = _package_of(module)
+        if own is None:
+            continue
+        rel = path.relative_to(PACKAGE.parent)
+        for target, line, _ in _imports(module, path, modules):
+            inside = target == own or target.startswith(own + ".")
+            if not inside and target != "dndask" and (_private(target) or not _package_of(target)):
+                found.append(f"{rel}:{line} imports {target}")
+        tree = ast.parse(path.read_text(), str(path))
+        aliases = {
+            a.asname or a.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for a in node.names
+            if a.name == "dndask"
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and node.attr.startswith("_")
+            ):
+                found.append(f"{rel}:{node.lineno} uses {node.value.id}.{node.attr}")
+    return found
+
+
+def test_the_algorithm_packages_use_only_the_public_api():
+    graph, _ = import_graph()
+    assert {"dndask.cluster", "dndask.spatial", "dndask.preprocessing"} <= set(graph)
+    violations = algorithm_layer_violations()
+    assert not violations, "private dndask API in the algorithm layer: " + "; ".join(violations)
+    # and the core does not depend on them: they are a layer above it
+    for module, targets in graph.items():
+        if _package_of(module) is None and not module.startswith("dndask.heat"):
+            assert not {t for t in targets if _package_of(t)}, module
+
+
+def test_the_algorithm_rule_sees_private_use(tmp_path, monkeypatch):
+    pkg = tmp_path / "dndask"
+    (pkg / "spatial").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "_xp.py").write_text("")
+    (pkg / "spatial" / "__init__.py").write_text(
+        "import dndask as ht\nfrom dndask import _xp\nfrom . import _kernels\nht._layout\nht.zeros\n"
+    )
+    (pkg / "spatial" / "_kernels.py").write_text("")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", pkg)
+    assert algorithm_layer_violations() == [
+        "dndask/spatial/__init__.py:2 imports dndask._xp",
+        "dndask/spatial/__init__.py:4 uses ht._layout",
+    ]

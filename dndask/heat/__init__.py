@@ -35,7 +35,19 @@ import numpy as _np
 import dndask as _core
 
 from .. import _dndarray, _ops, _torch, _ufuncs_extra
-from . import (  # noqa: F401  (ht.linalg, ht.random)
+from ..base import (  # noqa: F401  (issue 27: Heat's ht.BaseEstimator, ht.is_estimator, ...)
+    BaseEstimator,
+    ClassificationMixin,
+    ClusteringMixin,
+    RegressionMixin,
+    TransformMixin,
+    is_classifier,
+    is_clusterer,
+    is_estimator,
+    is_regressor,
+    is_transformer,
+)
+from . import (  # noqa: F401  (ht.linalg, ht.random, and the algorithm modules of issue 27)
     _adapt,
     _extras,
     _local,
@@ -44,12 +56,22 @@ from . import (  # noqa: F401  (ht.linalg, ht.random)
     _printing,
     _signal,
     _stats,
+    classification,
+    cluster,
+    graph,
+    io,
     linalg,
+    naive_bayes,
+    preprocessing,
     random,
+    regression,
+    spatial,
     types,
+    utils,
 )
 from ._array import DNDarray, install_methods
 from ._optable import rows
+from .io import supports_hdf5, supports_netcdf, supports_zarr  # noqa: F401
 from .types import (  # noqa: F401  (re-exported below through __all__)
     bool,
     bool_,

@@ -1,0 +1,5 @@
+"""Classification on DNDarrays: :class:`KNeighborsClassifier`."""
+
+from .neighbors import KNeighborsClassifier
+
+__all__ = ["KNeighborsClassifier"]

@@ -1,0 +1,5 @@
+"""Naive Bayes classifiers on DNDarrays: :class:`GaussianNB`."""
+
+from .gaussian import GaussianNB
+
+__all__ = ["GaussianNB"]
