@@ -51,6 +51,9 @@ def test_every_result_starts_at_the_call(comm_of, n, dtype):
     y += 1  # in place: the new state starts too
     assert started(y) and y.numpy().tolist() == np.ones((4, 3)).tolist()
     y[0] = 5.0
+    assert started(y)  # an assignment too
+    y.resplit_(0)
+    assert started(y) and y.split == 0
     y.add_(1)
     assert started(y) and y.numpy()[:, 0].tolist() == [6.0, 2.0, 2.0, 2.0]
 
@@ -63,6 +66,8 @@ def test_lazy_keeps_the_cores_laziness(comm_of):
         y = (x + 1) * 2
         assert not started(y)
         z = ht.exp(y)
+        moved = ht.arange(6, split=0, comm=comm).resplit_(None)
+        assert not started(moved)  # a relayout stays lazy too
     assert ht.evaluation_mode() == "start"
     assert not started(z) and y.tolist() == [2, 4, 6, 8, 10, 12]
     assert started(z + 0)  # out of the context, results start again
