@@ -8,7 +8,12 @@
 - **unfold rounds**: one round of Heat's ``test_unfold`` loop (``ht.array`` of a torch
   ``unfold`` of a 53³ array, ``ht.unfold`` of the DNDarray, ``ht.equal`` of the two), per
   split of the DNDarray after ``resplit_``, averaged over ``--rounds`` (size, step, axis)
-  triples.
+  triples;
+- **eager face**: the bench's elementwise chain (ten operations and a sum,
+  :func:`bench.workloads.chain`) on the core (lazy: one graph, computed by ``item()``), on
+  the face inside ``ht.lazy()`` (the same), on the eager face (each of the eleven results
+  persisted at its call, without waiting) and on the face under ``ht.blocking()`` (each
+  result waited for), per size of the float64 input.
 
 Example::
 
@@ -78,15 +83,66 @@ def unfold_rounds(rounds: int) -> None:
         )
 
 
+def _chain_times(mib: float, repeats: int) -> tuple[str, dict]:
+    import dndask as dd
+    import dndask.heat as ht
+
+    from .workloads import chain
+
+    cols = 256
+    rows = max(1, int(mib * 2**20 / 8 / cols))
+    core = dd.ones((rows, cols), split=0).persist_(wait=True)
+    face = ht.ones((rows, cols), dtype=ht.float64, split=0)
+    ht.wait(face)
+
+    def lazy_face():
+        with ht.lazy():
+            return chain(face, ht.abs).item()
+
+    def blocking_face():
+        with ht.blocking():
+            return chain(face, ht.abs).item()
+
+    sides = {
+        "core": lambda: chain(core).item(),
+        "face lazy": lazy_face,
+        "face eager": lambda: chain(face, ht.abs).item(),
+        "face blocking": blocking_face,
+    }
+    for fn in sides.values():
+        fn()  # warm: imports, kernels
+    times = {name: sorted(_timed(fn) for _ in range(repeats)) for name, fn in sides.items()}
+    return f"{mib:g} MiB ({rows}x{cols}) on {core.comm.size} ranks", times
+
+
+def eager_chain(sizes_mib: list[float], repeats: int) -> None:
+    print("elementwise chain (10 ops + sum) of float64, split 0, seconds per call (median)")
+    for mib in sizes_mib:
+        label, times = _chain_times(mib, repeats)
+        line = ", ".join(f"{name} {t[len(t) // 2]:.3f}" for name, t in times.items())
+        print(f"  {label}: {line}", flush=True)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=3 * 10**6, help="elements of the exp array")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=27)
+    parser.add_argument(
+        "--chain-mib", type=float, nargs="+", default=[1.0, 64.0], help="sizes of the chain input"
+    )
+    parser.add_argument(
+        "--parts", default="kernels,unfold,eager", help="comma-separated: kernels, unfold, eager"
+    )
     args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
     print(f"load average {os.getloadavg()}")
-    kernels(args.n, args.repeats)
-    unfold_rounds(args.rounds)
+    if "kernels" in parts:
+        kernels(args.n, args.repeats)
+    if "unfold" in parts:
+        unfold_rounds(args.rounds)
+    if "eager" in parts:
+        eager_chain(args.chain_mib, max(args.repeats, 5))
     print(f"load average {os.getloadavg()}")
 
 

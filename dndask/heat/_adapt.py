@@ -1,9 +1,9 @@
 """Adapters from the core's numpy semantics to Heat's: arguments in, face arrays out.
 
-Nothing here computes: every adapter calls the core function and only converts
-what goes in (Heat types, Python ``int`` as a dtype, ``device=``, scalars where
-Heat takes them) and what comes out (core arrays become face arrays, dtypes follow
-torch's promotion rule).
+Every adapter calls the core function and only converts what goes in (Heat types,
+Python ``int`` as a dtype, ``device=``, scalars where Heat takes them) and what comes
+out (core arrays become face arrays, dtypes follow torch's promotion rule). What comes
+out is started (:func:`face`, :mod:`._eager`): Heat computes at the call.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import _dndarray, _elementwise, _factories, _manipulation, _ops, _torch, _xp
-from . import _optable, types
+from . import _eager, _optable, types
 
 __all__ = ["check_device", "check_out", "face", "into", "plain", "promoted", "to_array", "wrap"]
 
@@ -26,19 +26,25 @@ __all__ = ["check_device", "check_out", "face", "into", "plain", "promoted", "to
 FACE: dict = {}
 
 
-def face(value):
-    """Core arrays (also inside tuples and lists) as face arrays sharing their state."""
+def face(value, start: bool = True):
+    """Core arrays (also inside tuples and lists) as face arrays sharing their state.
+
+    With ``start`` (every face result) each array starts computing now, as Heat's
+    results do (:func:`._eager.start`: persisted without waiting, unless the mode of
+    :func:`dndask.heat.lazy` or :func:`dndask.heat.blocking` says otherwise).
+    """
     cls = FACE["DNDarray"]
     if isinstance(value, _dndarray.DNDarray):
         if isinstance(value, cls):
-            return value
-        out = object.__new__(cls)
-        out.__dict__ = value.__dict__  # one state: in-place changes show through both
-        return out
+            out = value
+        else:
+            out = object.__new__(cls)
+            out.__dict__ = value.__dict__  # one state: in-place changes show through both
+        return _eager.start(out) if start else out
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return tuple(face(v) for v in value)
+        return tuple(face(v, start) for v in value)
     if isinstance(value, list):
-        return [face(v) for v in value]
+        return [face(v, start) for v in value]
     return value
 
 
@@ -177,7 +183,7 @@ def to_array(value, name: str, what: str = "x"):
     if isinstance(value, _dndarray.DNDarray):
         return value
     if _is_scalar(value):
-        return face(_factories.array(value, dtype=types.heat_type_of(_py(value))))
+        return face(_factories.array(value, dtype=types.heat_type_of(_py(value))), start=False)
     raise TypeError(
         f"`{what}` of `{name}` must be a DNDarray or a numeric scalar, got {type(value).__name__}"
     )

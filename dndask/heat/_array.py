@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _dndarray
-from . import _adapt, _local, _manip, _printing, types
+from . import _adapt, _eager, _local, _manip, _printing, types
 from ._optable import OPERATORS
 
 if TYPE_CHECKING:
@@ -149,8 +149,8 @@ class DNDarray(_dndarray.DNDarray):
 
     # Heat's in-place relayouts move the data when they are called; the core's only change
     # the graph, so every later use of the array would repeat the move (and a chain of
-    # resplits would grow). The face persists the array after a move (non-blocking), so the
-    # moved chunks are made once and kept, as Heat's are.
+    # resplits would grow). The face starts the array after a move (:mod:`._eager`: persisted
+    # without waiting, unless in ``ht.lazy()``), so the moved chunks are made once and kept.
     def resplit_(self, axis: int | None = None, *, method: str | None = None) -> DNDarray:
         """Change the split axis in place and start moving the data now (Heat's eager
         ``resplit_``); see :meth:`dndask.DNDarray.resplit_`.
@@ -170,7 +170,7 @@ class DNDarray(_dndarray.DNDarray):
         before = self.to_dask().name
         core_method(self, *args, **kwargs)
         if self.to_dask().name != before:
-            self.persist_()
+            _eager.start(self)
         return self
 
     def create_lshape_map(self, force_check: bool = False):
@@ -270,6 +270,7 @@ class DNDarray(_dndarray.DNDarray):
                 f"along {self.split} (as in Heat)"
             )
         _dndarray.DNDarray.__setitem__(self, _manip.coordinate_key(self, key), value)
+        _eager.start(self)  # Heat writes at the call
 
     def __str__(self) -> str:
         """The global array (as ``repr``), or every rank's chunk under ``local_printing()``."""
@@ -462,6 +463,6 @@ def _nan_to_num_inplace(fn):
     def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
         """In place: NaN and infinities replaced (see :func:`dndask.nan_to_num`)."""
         result = fn(self, nan=nan, posinf=posinf, neginf=neginf)
-        return self._set(result.to_dask(), self.split, result._task_ranks)
+        return _eager.start(self._set(result.to_dask(), self.split, result._task_ranks))
 
     return nan_to_num_
