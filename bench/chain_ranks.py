@@ -51,7 +51,8 @@ def point(ranks: int, repeats: int, cols: int = 256) -> dict:
         held = set(x._chunk_keys())
         dnd_tasks = sum(1 for key in dict(graph) if key not in held)
         (opt,) = dask.optimize(workloads.chain(xd))
-        dask_tasks = len(dict(opt.__dask_graph__())) - len(dict(xd.__dask_graph__()))
+        inputs = set(dict(xd.__dask_graph__()))
+        dask_tasks = sum(1 for key in dict(opt.__dask_graph__()) if key not in inputs)
         dnd = best_of(lambda: float(workloads.chain(x)), repeats)
         dsk = best_of(lambda: float(dask.compute(workloads.chain(xd))[0]), repeats)
         return {
