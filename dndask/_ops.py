@@ -292,7 +292,7 @@ class Producer:
         ``like`` is the result built the unfused way (Dask's layers, never submitted):
         it gives the chunks, dtype and meta. Block ``idx`` is :meth:`task` of ``idx``.
         """
-        ndim = like.ndim
+        ndim, meta = like.ndim, _graph.chunk_meta(like)
         args = []
         for v in self.operands:
             args += [v, tuple(range(ndim - v.ndim, ndim))]
@@ -302,11 +302,11 @@ class Producer:
             *args,
             name=self.name,
             dtype=like.dtype,
-            meta=like._meta,
+            meta=meta,
             align_arrays=False,
             concatenate=True,
         )
-        return new_array(y.dask, self.name, like.chunks, like._meta)
+        return new_array(y.dask, self.name, like.chunks, meta)
 
     def arrays(self) -> list[da.Array]:
         """The dask operands (the dependencies of a task built by :meth:`task`)."""
