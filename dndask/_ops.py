@@ -216,6 +216,9 @@ class Producer:
     elementwise layer computes, so the fused task gives the same values.
 
     ``operands`` are the aligned operands: dask arrays, and scalars passed as they are.
+    A record made by :meth:`fused` is a whole chain: ``fn`` is a :class:`Fused` of ``ops``
+    operations, ``operands`` the chain's leaves (dask arrays only), and
+    :func:`elementwise` builds its array as one layer (:meth:`array`).
     """
 
     name: str
