@@ -36,6 +36,7 @@ from ._compat import (
     named_graph,
     whole_layer_keys,
 )
+from ._placement import WorkerTable
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
 from ._xp import cpu, device_of, to_host
 
@@ -43,13 +44,14 @@ from ._xp import cpu, device_of, to_host
 class Placement:
     """Scheduler-side annotation: the worker each key in the table must run on.
 
-    The table holds the chunk keys and the dndask-made tasks upstream of them
-    (see ``DNDarray._task_ranks``); other keys, such as Dask's own intermediate
-    tasks, are left free, so Dask places them next to their inputs.
+    The table places the chunk keys and the dndask-made tasks upstream of them
+    (a :class:`~dndask._placement.WorkerTable` read off ``DNDarray._task_ranks``, or a
+    dict); other keys, such as Dask's own intermediate tasks, are left free, so Dask
+    places them next to their inputs.
     """
 
-    def __init__(self, table: Mapping):
-        self.table = dict(table)
+    def __init__(self, table: Mapping | WorkerTable):
+        self.table = table if isinstance(table, WorkerTable) else dict(table)
 
     def __call__(self, key) -> list[str]:
         address = self.table.get(key)
@@ -128,7 +130,7 @@ def claim(array: da.Array) -> None:
 # The placement tables (key -> worker) of the dask arrays dndask handed to other code
 # (xarray), by the array's top layer; bounded to the most recent ones.
 _HANDED_SIZE = 1024
-_handed: collections.OrderedDict[str, dict] = collections.OrderedDict()
+_handed: collections.OrderedDict[str, WorkerTable] = collections.OrderedDict()
 _handed_lock = threading.Lock()
 
 
@@ -140,7 +142,7 @@ def hand_over(array: da.Array, table: Mapping) -> None:
     their ranks' workers, as ``DNDarray.persist`` does (see
     :func:`array_optimize`); tasks added on top follow their inputs.
     """
-    table = dict(table)
+    table = WorkerTable.of(table)
     with _handed_lock:
         for layer in array.__dask_layers__():
             _handed[layer] = table
@@ -163,8 +165,13 @@ def _pin_handed(
         tables.append(own)
     if not tables:
         return graph
-    keys = set(graph.keys())
-    table = {key: w for t in tables for key, w in t.items() if key in keys}
+    table = {}
+    for key in graph:
+        for t in reversed(tables):  # the later tables win
+            worker = t.get(key)
+            if worker is not None:
+                table[key] = worker
+                break
     if not table:
         return graph
     return annotate_workers(graph, Placement(table), set(table))
@@ -242,7 +249,7 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping, token: str) -> tuple[di
     ``token`` makes the names unique (:func:`fresh_token`).
     """
     dsk = dict(graph)
-    table = dict(table)
+    table = WorkerTable.of(table)
     counter = iter(range(len(list(flatten(keys)))))
 
     def alias(structure):
@@ -250,8 +257,9 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping, token: str) -> tuple[di
             return [alias(s) for s in structure]
         new = (f"dndask-result-{token}", next(counter))
         dsk[new] = Task(new, to_host, TaskRef(structure))
-        if structure in table:
-            table[new] = table[structure]
+        worker = table.get(structure)
+        if worker is not None:
+            table[new] = worker
         return new
 
     return dsk, alias(keys), table

@@ -29,6 +29,7 @@ from ._abc import DistributedArray
 from ._comm import Comm
 from ._compat import new_array
 from ._graph import block_index
+from ._placement import Ranks, WorkerTable
 from ._xp import Device
 
 if TYPE_CHECKING:
@@ -81,8 +82,9 @@ class DNDarray(DistributedArray):
         self._array = array
         _compute.claim(array)
         self._distribution = _layout.Distribution.of_chunks(array.chunks, split, comm)
-        # the rank of each chunk key and of every dndask-made task upstream of them
-        self._task_ranks: dict = self._chunk_ranks()
+        # where the chunks and the dndask-made tasks upstream of them run: one rule per
+        # key name of this array, linked to the arrays it was made from (see _placement)
+        self._task_ranks: Ranks = Ranks.of_chunks(array.name, self._split)
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -210,28 +212,23 @@ class DNDarray(DistributedArray):
         target = _xp.torch_device(self.device)
         return tensor if target == "cpu" else tensor.to(target)
 
-    def _chunk_ranks(self) -> dict:
-        """The rank of each chunk key (``_task_ranks`` adds the tasks upstream of them).
-
-        Persisting pins the tasks of ``_task_ranks`` to their rank's worker,
-        so chains of per-rank work and the slices of a relayout run where
-        their data lives, as Heat's SPMD ranks would.
-        """
-        return {key: r for r, key in enumerate(self._chunk_keys())}
-
     # ------------------------------------------------------------ state changes
     def _set(self, array: da.Array, split: int | None, task_ranks: dict | None = None) -> DNDarray:
         """Swap in a new graph and split after every check has passed.
 
-        ``task_ranks`` are the ranks of the tasks the new graph adds; ``None``
-        means the graph is already in memory and forgets its upstream tasks.
+        ``task_ranks`` are the ranks of the tasks the new graph adds (a ``key -> rank``
+        table or a :class:`~dndask._placement.Ranks`); ``None`` means the graph is already
+        in memory and forgets its upstream tasks.
         """
         distribution = _layout.Distribution.of_chunks(array.chunks, split, self._comm)
-        upstream = {} if task_ranks is None else {**self._task_ranks, **task_ranks}
+        upstream = () if task_ranks is None else (self._task_ranks,)
+        ranks = Ranks.of_chunks(array.name, distribution.split, upstream)
+        if task_ranks is not None:
+            ranks.update(task_ranks)
         self._array, self._distribution = array, distribution
         self._producer = None  # persisted (same keys, now in memory) or replaced: not fusable
         _compute.claim(array)
-        self._task_ranks = {**upstream, **self._chunk_ranks()}
+        self._task_ranks = ranks
         return self
 
     def copy(self) -> DNDarray:
@@ -242,7 +239,7 @@ class DNDarray(DistributedArray):
         """
         x = self._array
         out = DNDarray(new_array(x.dask, x.name, x.chunks, x), self._split, self._comm)
-        out._task_ranks = dict(self._task_ranks)
+        out._task_ranks = self._task_ranks.copy()
         out._labels = self._labels
         out._producer = self._producer
         return out
@@ -340,9 +337,9 @@ class DNDarray(DistributedArray):
         return self.copy().resplit_(axis, method=method)
 
     # --------------------------------------------------------------- execution
-    def _placement(self) -> dict:
-        workers = self._comm.workers
-        return {key: workers[r] for key, r in self._task_ranks.items()}
+    def _placement(self) -> WorkerTable:
+        """The worker of each chunk and dndask-made task upstream, looked up per key."""
+        return self._task_ranks.workers(self._comm.workers)
 
     def persist_(self, replicate: int = 1, *, wait: bool = False) -> DNDarray:
         """Start computing, keeping chunk ``r`` in ``comm.workers[r]``'s memory; returns ``self``.
@@ -662,11 +659,8 @@ def from_dask(
     elif not _layout.conforms(array.chunks, split, comm.size):
         array = _conform(array, split, comm.size)
     out = DNDarray(array, split, comm)
-    upstream = {}
-    for parent in parents:
-        if parent.comm == comm:
-            upstream.update(parent._task_ranks)
-    out._task_ranks = {**upstream, **out._task_ranks}
+    upstream = [parent._task_ranks for parent in parents if parent.comm == comm]
+    out._task_ranks = Ranks.of_chunks(array.name, split, upstream)
     return out
 
 

@@ -24,6 +24,8 @@ import threading
 import warnings
 from typing import NamedTuple
 
+from ._placement import Ranks
+
 
 class LayoutWarning(UserWarning):
     """An xarray operation on DNDarray-backed data could not keep one chunk per rank.
@@ -81,7 +83,7 @@ class Departed(NamedTuple):
 
     comm: object
     split: int | None
-    task_ranks: dict
+    task_ranks: Ranks
 
 
 _DEPARTED_SIZE = 1024
@@ -99,7 +101,7 @@ def _xarray_caller() -> tuple[str, str] | None:
     return None
 
 
-def leaving(name: str, comm, split: int | None, task_ranks: dict) -> bool:
+def leaving(name: str, comm, split: int | None, task_ranks: Ranks) -> bool:
     """The DNDarray with Dask name ``name`` is handed to Dask as a plain Dask array.
 
     If xarray asked for it, warn (once per xarray function) and remember its
@@ -110,7 +112,7 @@ def leaving(name: str, comm, split: int | None, task_ranks: dict) -> bool:
     if caller is None:
         return False
     with _warned_lock:
-        _departed[name] = Departed(comm, split, dict(task_ranks))
+        _departed[name] = Departed(comm, split, task_ranks)
         _departed.move_to_end(name)
         while len(_departed) > _DEPARTED_SIZE:
             _departed.popitem(last=False)

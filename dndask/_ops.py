@@ -14,6 +14,7 @@ import operator
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import dask.array as da
 import numpy as np
@@ -154,10 +155,25 @@ def elementwise(fn: Callable, *values, name: str, out=None) -> _dndarray.DNDarra
             + ", ".join(f"{_describe(v)} of {_dtype_of(v)}" for v in values)
             + f": {err}"
         ) from None
+    producer = None if one_row else Producer.of(fn, arrays, result)
+    if producer is not None:
+        producer = producer.fused(_producers(parents))
+        if producer.name != result.name:  # operands' operations composed in: one layer
+            result = producer.array(result)
     made = _dndarray.from_dask(result, split, comm, parents)
-    if not one_row and made.to_dask().name == result.name:
-        made._producer = Producer.of(fn, arrays, result)
+    if producer is not None and made.to_dask().name == producer.name:
+        made._producer = producer
     return into(out, made, name)
+
+
+def _producers(arrays) -> dict:
+    """The valid :class:`Producer` of each DNDarray in ``arrays``, by its dask array's name."""
+    out = {}
+    for v in arrays:
+        p = v._producer
+        if p is not None and p.name == v.to_dask().name:
+            out[p.name] = p
+    return out
 
 
 # Python's operators that Dask applies to each chunk as they are (``Array.__add__`` is
@@ -200,11 +216,15 @@ class Producer:
     elementwise layer computes, so the fused task gives the same values.
 
     ``operands`` are the aligned operands: dask arrays, and scalars passed as they are.
+    A record made by :meth:`fused` is a whole chain: ``fn`` is a :class:`Fused` of ``ops``
+    operations, ``operands`` the chain's leaves (dask arrays only), and
+    :func:`elementwise` builds its array as one layer (:meth:`array`).
     """
 
     name: str
     fn: Callable
     operands: tuple
+    ops: int = 1  # the elementwise operations ``fn`` runs (more than 1: a :class:`Fused`)
 
     @classmethod
     def of(cls, fn: Callable, operands, result: da.Array) -> Producer | None:
@@ -223,6 +243,74 @@ class Producer:
                 return None  # arrays Dask would chunk itself
         return cls(result.name, fn, tuple(operands))
 
+    def fused(self, inner: dict) -> Producer:
+        """This operation with the operations that made its operands composed in.
+
+        ``inner`` maps an operand's dask name to the :class:`Producer` that made it
+        (unpersisted elementwise results). Each such operand is replaced by its
+        producer's expression over that producer's operands, so the result is one
+        :class:`Fused` function of the chain's leaves (persisted arrays, arrays of other
+        operations, scalars). The fused record is named after the result's name and which
+        operands were composed in, so one name always means one expression. Up to
+        :data:`_MAX_FUSED` operations fuse into one task; a longer chain starts a new one.
+        Returns ``self`` when no operand has a producer.
+        """
+        leaves: dict[str, tuple[int, da.Array]] = {}
+
+        def leaf(v: da.Array) -> _Leaf:
+            if v.name not in leaves:
+                leaves[v.name] = (len(leaves), v)
+            return _Leaf(leaves[v.name][0])
+
+        def remap(expr, operands):
+            if isinstance(expr, _Leaf):
+                v = operands[expr.index]
+                return leaf(v) if isinstance(v, da.Array) else v
+            if isinstance(expr, _Expr):
+                return _Expr(expr.fn, tuple(remap(a, operands) for a in expr.args))
+            return expr
+
+        ops, args, mask = 1, [], []
+        for v in self.operands:
+            p = inner.get(v.name) if isinstance(v, da.Array) else None
+            if p is not None and ops + p.ops <= _MAX_FUSED:
+                ops += p.ops
+                expr = p.fn.expr if isinstance(p.fn, Fused) else _Expr(p.fn, _leaves(p.operands))
+                args.append(remap(expr, p.operands))
+                mask.append(p.name)
+            else:
+                args.append(leaf(v) if isinstance(v, da.Array) else v)
+                mask.append(None)
+        if ops == 1:
+            return self
+        fn_name = getattr(self.fn, "__name__", "elementwise")
+        name = f"{fn_name}-fused-{tokenize('fused', self.name, mask)}"
+        fused = Fused(_Expr(self.fn, tuple(args)), fn_name)
+        operands = tuple(v for _, v in sorted(leaves.values(), key=operator.itemgetter(0)))
+        return Producer(name, fused, operands, ops)
+
+    def array(self, like: da.Array) -> da.Array:
+        """The dask array of this (fused) record: one blockwise layer over the operands.
+
+        ``like`` is the result built the unfused way (Dask's layers, never submitted):
+        it gives the chunks, dtype and meta. Block ``idx`` is :meth:`task` of ``idx``.
+        """
+        ndim, meta = like.ndim, _graph.chunk_meta(like)
+        args = []
+        for v in self.operands:
+            args += [v, tuple(range(ndim - v.ndim, ndim))]
+        y = da.blockwise(
+            self.fn,
+            tuple(range(ndim)),
+            *args,
+            name=self.name,
+            dtype=like.dtype,
+            meta=meta,
+            align_arrays=False,
+            concatenate=True,
+        )
+        return new_array(y.dask, self.name, like.chunks, meta)
+
     def arrays(self) -> list[da.Array]:
         """The dask operands (the dependencies of a task built by :meth:`task`)."""
         return [v for v in self.operands if isinstance(v, da.Array)]
@@ -237,6 +325,72 @@ class Producer:
             else:
                 args.append(v)
         return (self.fn, *args)
+
+
+# The most elementwise operations one fused task runs (a longer chain makes a task per
+# this many operations), so a task's function stays small to pickle and to evaluate.
+_MAX_FUSED = 32
+
+
+class _Leaf(NamedTuple):
+    """An operand of a :class:`Fused` function: its ``index``-th block argument."""
+
+    index: int
+
+
+class _Expr(NamedTuple):
+    """``fn`` of ``args`` (leaves, scalars, expressions): one node of a fused chain."""
+
+    fn: Callable
+    args: tuple
+
+
+def _leaves(operands: tuple) -> tuple:
+    """``operands`` with the dask arrays replaced by leaves (in order), scalars as they are."""
+    out, i = [], 0
+    for v in operands:
+        if isinstance(v, da.Array):
+            out.append(_Leaf(i))
+            i += 1
+        else:
+            out.append(v)
+    return tuple(out)
+
+
+def _evaluate(expr, blocks: tuple):
+    if isinstance(expr, _Leaf):
+        return blocks[expr.index]
+    if isinstance(expr, _Expr):
+        return expr.fn(*(_evaluate(a, blocks) for a in expr.args))
+    return expr
+
+
+class Fused:
+    """A task function: a chain of elementwise operations evaluated on one block of each leaf.
+
+    Built by :meth:`Producer.fused`; picklable (an expression of functions, leaves and
+    scalars). Called with the leaves' blocks, it runs the operations in the order the
+    chain built them, the intermediate blocks living only inside the call.
+
+    >>> f = Fused(_Expr(np.add, (_Expr(np.negative, (_Leaf(0),)), 1.0)), "add")
+    >>> f(np.arange(3.0)).tolist()
+    [1.0, 0.0, -1.0]
+    """
+
+    __slots__ = ("__name__", "expr")
+
+    def __init__(self, expr: _Expr, name: str):
+        self.expr = expr
+        self.__name__ = name
+
+    def __call__(self, *blocks):
+        return _evaluate(self.expr, blocks)
+
+    def __reduce__(self):
+        return (Fused, (self.expr, self.__name__))
+
+    def __repr__(self) -> str:
+        return f"Fused({self.__name__})"
 
 
 @dataclass(frozen=True)

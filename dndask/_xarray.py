@@ -26,6 +26,7 @@ import dask.array as da
 import numpy as np
 
 from . import _comm, _compute, _dndarray, _handoff, _layout, _per_rank, _torch, _xp
+from ._placement import Ranks
 
 if TYPE_CHECKING:
     import torch
@@ -60,7 +61,7 @@ class _Origin(NamedTuple):
 
     comm: _comm.Comm
     dim: Hashable | None  # the split dimension's name
-    task_ranks: dict  # rank of each dndask-made task (see DNDarray._task_ranks)
+    task_ranks: Ranks | dict  # where its dndask-made tasks run (see DNDarray._task_ranks)
     axis: int | None = None  # a DNDarray xarray handed to Dask: its split axis (no dim name)
 
 
@@ -85,7 +86,7 @@ def _remember(a: _dndarray.DNDarray, dims: Sequence[Hashable]) -> None:
     name = a.to_dask().name
     _compute.hand_over(a.to_dask(), a._placement())  # xarray's own persist pins the chunks
     with _origins_lock:
-        _origins[name] = _Origin(a.comm, dim, dict(a._task_ranks))
+        _origins[name] = _Origin(a.comm, dim, a._task_ranks)
         _origins.move_to_end(name)
         while len(_origins) > _REGISTRY_SIZE:
             _origins.popitem(last=False)
@@ -142,7 +143,7 @@ def _layout_of(obj) -> tuple[int | None, _comm.Comm, dict]:
     """``(split axis, comm, task_ranks)`` of a DataArray, read off its data."""
     data = obj.data
     if isinstance(data, _dndarray.DNDarray):  # xr.DataArray(a, dims=...): a knows its layout
-        return data.split, data.comm, dict(data._task_ranks)
+        return data.split, data.comm, data._task_ranks
     if not isinstance(data, da.Array):
         return None, _comm.get_comm(), {}
     origin = _recall(data)

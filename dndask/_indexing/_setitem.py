@@ -26,6 +26,7 @@ from dask.highlevelgraph import HighLevelGraph
 from .. import _torch
 from .._compat import Alias, Task, TaskRef, new_array
 from .._graph import block_index, chunk_key
+from .._placement import Ranks
 from ._graph import fetch_into, no_mask
 from ._keys import Key, is_dnd, local_key, the_mask
 from ._plan import plan_fetch, result_layout
@@ -163,9 +164,9 @@ def _build_set(a, norm: Key, plan: SetPlan, value, mask) -> tuple[da.Array, dict
     deps = [x]
     if is_dnd(value):
         deps.append(value.to_dask())
-        task_ranks = {**value._task_ranks, **task_ranks}
+        task_ranks = Ranks.join(value._task_ranks, task_ranks)
     if mask is not None and mask.array is not None:
         deps.append(mask.array.to_dask())
-        task_ranks = {**mask.array._task_ranks, **task_ranks}
+        task_ranks = Ranks.join(mask.array._task_ranks, task_ranks)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=deps)
     return new_array(graph, name, x.chunks, x), task_ranks

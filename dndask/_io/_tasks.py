@@ -18,6 +18,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 from .. import _comm, _compute, _dndarray, _factories, _layout, _xp
 from .._compat import Task, TaskRef
+from .._placement import WorkerTable
 from . import _checks, _files
 
 
@@ -94,7 +95,7 @@ class WritePlan:
         self.arrays = (a, *others)
         self.name = f"{prefix}-{uuid.uuid4().hex}"
         self.tasks: dict = {}
-        self.table = {}
+        self.table = WorkerTable()
         for array in self.arrays:
             self.table.update(array._placement())
         self.keys: list = []

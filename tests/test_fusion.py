@@ -1,0 +1,166 @@
+"""Elementwise chains fuse into one task per rank when the graph is built (issue 26).
+
+An elementwise operation whose operands are unpersisted elementwise results builds one
+blockwise layer that runs the whole chain on the leaves' blocks; a reduction over the split
+axis then runs that layer inside its per-rank partials. Placement is one rule per array
+(``dndask._placement``), so a long chain keeps a bounded placement per array. Values are
+checked against numpy on every split, 1-5 ranks and empty ranks; where tasks ran is read
+from the workers' task stream.
+"""
+
+from __future__ import annotations
+
+import time
+
+import dask
+import distributed
+import numpy as np
+import pytest
+from conftest import holders, layouts
+
+import dndask as ht
+from dndask import _compute, _ops
+
+
+def chain(x):
+    """Ten elementwise operations with scalars (the benchmark's chain, without the sum)."""
+    y = x * 1.5
+    y = y + 2.0
+    y = y - x
+    y = y / 3.0
+    y = y * y
+    y = abs(y - 0.25)
+    y = y + x
+    y = y * 0.5
+    y = y - 1.0
+    return y * y
+
+
+def tasks_submitted(s, *inputs) -> list:
+    """The keys of the graph dndask submits for ``s``, less the persisted ``inputs``' chunks."""
+    graph, _ = _compute._graph_of(s.to_dask())
+    held = {key for a in inputs for key in a._chunk_keys()}
+    return [key for key in dict(graph) if key not in held]
+
+
+def data(shape, dtype, seed=0) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(-2, 2, shape).astype(dtype)
+
+
+def nonempty(a) -> int:
+    return 1 if a.split is None else sum(1 for c in a.lshape_map[:, a.split].tolist() if c)
+
+
+@pytest.mark.parametrize(("shape", "split", "n"), layouts([(3, 4), (9, 5)]))
+def test_the_chain_and_its_sum_are_one_task_per_rank(comm_of, shape, split, n):
+    dtype = np.float32 if n % 2 else np.float64
+    g = data(shape, dtype)
+    x = ht.array(g, split=split, comm=comm_of(n)).persist_(wait=True)
+    y = chain(x)
+    s = y.sum()
+    ranks = 1 if split is None else n  # an empty rank's chunk is a task too (it is empty)
+    assert len(tasks_submitted(y, x)) == ranks
+    # one partial per non-empty rank and the aggregate; split None: the chunk, its sum
+    assert len(tasks_submitted(s, x)) == (2 if split is None else nonempty(x) + 1)
+    assert y.dtype == dtype and y.split == split
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    got_y, got_s = dask.compute(y, s)
+    np.testing.assert_allclose(got_y, chain(g), rtol=rtol)
+    np.testing.assert_allclose(got_s, chain(g).sum(dtype=dtype), rtol=rtol)
+    np.testing.assert_allclose(float(s), chain(g).sum(dtype=dtype), rtol=rtol)
+
+
+@pytest.mark.parametrize("split", [0, 1])
+def test_fused_tasks_run_on_their_ranks(client, comm_of, split):
+    comm = comm_of(4)
+    x = ht.array(data((8, 6), np.float64), split=split, comm=comm).persist_(wait=True)
+    y = chain(x) + ht.sqrt(abs(x))
+    s = y.sum()
+    with distributed.get_task_stream(client) as stream:
+        y.numpy()
+        float(s)
+    ran = {str(t["key"]): t["worker"] for t in stream.data}
+    chunks = {str(key): comm.workers[r] for r, key in enumerate(y._chunk_keys())}
+    assert {key: ran.get(key) for key in chunks} == chunks
+    partials = [key for key in tasks_submitted(s, x) if "-partial-" in key[0]]
+    assert len(partials) == 4
+    assert {str(k): ran.get(str(k)) for k in partials} == {
+        str(k): comm.workers[k[1]] for k in partials
+    }
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_broadcasts_scalars_and_operands_of_another_layout(comm_of, n):
+    comm = comm_of(n)
+    g = data((5, 4), np.float32)
+    x = ht.array(g, split=0, comm=comm).persist_(wait=True)
+    row = ht.array(g[:1] + 1, split=None, comm=comm).persist_(wait=True)
+    vec = ht.array(g[0] * 2, split=None, comm=comm).persist_(wait=True)
+    t = ht.array(g.T.copy(), split=1, comm=comm).persist_(wait=True)
+    y = ((x - row) * vec + np.float32(0.5)) / (abs(row) + 1)
+    y = ht.maximum(y, -1.0) + np.sin(x) - x * (t.T * 1)  # t.T: another graph, not fused into
+    want = ((g - (g[:1] + 1)) * (g[0] * 2) + np.float32(0.5)) / (abs(g[:1] + 1) + 1)
+    want = np.maximum(want, -1.0) + np.sin(g) - g * g
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-6)
+    # the chain is one layer over x, row, vec and t's transpose
+    assert len([k for k in tasks_submitted(y, x, row, vec, t) if k[0] == y.to_dask().name]) == n
+    np.testing.assert_allclose(float(ht.sum(y)), want.sum(), rtol=1e-4)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_a_persisted_intermediate_is_read_in_place(client, comm_of, n):
+    g = data((8, 3), np.float64)
+    x = ht.array(g, split=0, comm=comm_of(n)).persist_(wait=True)
+    b = (x + 1) * 2
+    b.persist_(wait=True)
+    where = holders(client, b)
+    c = ht.exp(b) - b
+    assert len(tasks_submitted(c, b)) == n  # c reads b's chunks: b is not recomputed
+    np.testing.assert_allclose(c.numpy(), np.exp((g + 1) * 2) - (g + 1) * 2)
+    assert holders(client, b) == where  # and they did not move
+    # an intermediate computed alone, with the chain, and the chain alone: one key, one task
+    d = x * 3
+    e = d - 1
+    got = dask.compute(d, e)
+    np.testing.assert_allclose(got[1], g * 3 - 1)
+    np.testing.assert_allclose(e.numpy(), g * 3 - 1)
+    np.testing.assert_allclose(d.numpy(), g * 3)
+
+
+def test_a_long_chain_keeps_a_bounded_placement_and_builds_in_linear_time(comm_of):
+    comm = comm_of(3)
+    g = np.arange(12.0).reshape(4, 3)
+    x = ht.array(g, split=0, comm=comm).persist_(wait=True)
+    y = x
+    own = []
+    for i in range(200):
+        y = y + 1 if i % 2 else y * 1.0
+        own.append(y._task_ranks.size())
+    assert max(own) == 1  # each array holds one rule of its own: its chunks' rank
+    assert len(y._task_ranks.flat()) <= 200 + 2  # one per array built, not one per key
+    layers = -(-200 // _ops._MAX_FUSED)
+    assert len(tasks_submitted(y, x)) == layers * comm.size
+    np.testing.assert_allclose(y.numpy(), g + 100)
+
+    def seconds_per_op(start, count):
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            z = start
+            for i in range(count):
+                z = z + 1 if i % 2 else z * 1.0
+            best = min(best, time.perf_counter() - t0)
+        return best / count, z
+
+    early, deep = seconds_per_op(x, 50)
+    for _ in range(7):  # 350 operations deep
+        deep = seconds_per_op(deep, 50)[1]
+    late, _ = seconds_per_op(deep, 50)
+    assert late < 3 * early, (late, early)  # a quadratic build would grow with the depth
+
+
+def test_a_fused_task_runs_its_operations_in_order():
+    f = _ops.Fused(_ops._Expr(np.subtract, (_ops._Expr(np.exp, (_ops._Leaf(0),)), 2.0)), "sub")
+    np.testing.assert_allclose(f(np.arange(3.0)), np.exp(np.arange(3.0)) - 2.0)
+    g = _ops.Fused(_ops._Expr(np.subtract, (2.0, _ops._Leaf(1))), "sub")
+    np.testing.assert_allclose(g(np.ones(2), np.arange(2.0)), [2.0, 1.0])
