@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .. import _dndarray, _layout
-from ._transforms import axes_and_lengths, check_array, frequencies, shift, transform
+from ._transforms import axes_and_lengths, check_array, check_length, frequencies, shift, transform
 
 
 class Transform(NamedTuple):
@@ -101,7 +101,7 @@ def _make(name: str, spec: Transform, dims: str) -> Callable:
         def function(x, n=None, axis=-1, norm=None) -> _dndarray.DNDarray:
             check_array(x, fname)
             axis = _layout.normalize_axis(axis, x.ndim, "axis")
-            return run(x, None if n is None else (n,), (axis,), (axis,), norm)
+            return run(x, None if n is None else (check_length(n, "n"),), (axis,), (axis,), norm)
 
     elif dims == "2":
 

@@ -85,7 +85,7 @@ def _as_float(x: _dndarray.DNDarray, real: bool, fname: str) -> _dndarray.DNDarr
     return x
 
 
-def _check_length(value, name: str) -> int:
+def check_length(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"`{name}` must be an int, got {type(value).__name__}")
     if value < 1:
@@ -123,7 +123,7 @@ def axes_and_lengths(x, s, axes, default_axes, fname: str) -> tuple[tuple, tuple
                 f"`s` and `axes` of `{fname}` must have the same length, got {len(s)} "
                 f"and {len(normalized)}"
             )
-        s = tuple(_check_length(n, "s") for n in s)
+        s = tuple(check_length(n, "s") for n in s)
     return tuple(normalized), s
 
 
@@ -141,7 +141,7 @@ def transform(x, fname, kind, axes, s, norm, conj_in=False, conj_out=False, swap
         if kind == "irfft":
             s = (*s[:-1], 2 * (s[-1] - 1))
     for n in s:
-        _check_length(n, "n" if len(s) == 1 else "s")
+        check_length(n, "s")
     if conj_in and x.dtype.kind == "c":
         x = _conj(x)
     plan = plan_fft(kind, x.shape, x.split, x.distribution.counts, x.comm.size, axes, s, x.dtype)
