@@ -48,7 +48,10 @@ def check_system(a, b, x0, fname: str):
             raise TypeError(f"`{name}` of `{fname}` must be float or complex, got {value.dtype}")
 
 
-def cg(a, b, x0=None, *, rtol: float | None = None, maxiter: int | None = None, strict=True):
+def cg(
+    a, b, x0=None, *, rtol: float | None = None, atol: float = 0.0, maxiter: int | None = None,
+    strict: bool = True,
+):  # fmt: skip
     """Solve ``a @ x = b`` for a Hermitian positive definite ``a`` by conjugate gradients.
 
     Parameters
@@ -59,9 +62,9 @@ def cg(a, b, x0=None, *, rtol: float | None = None, maxiter: int | None = None, 
         The right-hand side, a vector of length ``n``.
     x0 : DNDarray, optional
         The first iterate (zeros if None).
-    rtol : float, optional
-        Stop when ``||b - a @ x|| <= rtol * ||b||`` (default: 1e-5 for single
-        precision, 1e-10 for double).
+    rtol, atol : float, optional
+        Stop when ``||b - a @ x|| <= max(rtol * ||b||, atol)`` (``rtol`` defaults to
+        1e-5 for single precision, 1e-10 for double; ``atol`` to 0).
     maxiter : int, optional
         At most this many iterations (default ``n``, exact arithmetic's bound).
     strict : bool
@@ -85,15 +88,16 @@ def cg(a, b, x0=None, *, rtol: float | None = None, maxiter: int | None = None, 
     maxiter = n if maxiter is None else check_count(maxiter, "maxiter", 1)
     if rtol is None:
         rtol = 1e-5 if b.dtype in (np.float32, np.complex64) else 1e-10
-    if not isinstance(rtol, (int, float)) or isinstance(rtol, bool) or rtol < 0:
-        raise ValueError(f"`rtol` must be a non-negative float, got {rtol!r}")
+    for value, name in ((rtol, "rtol"), (atol, "atol")):
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"`{name}` must be a non-negative float, got {value!r}")
     x = _factories.zeros_like(b) if x0 is None else x0.astype(b.dtype)
     if x.split != b.split:
         x = x.resplit(b.split)
     r = (b - matmul(a, x)).persist()
     p = r
     rs = _scalar(_vdot(r, r)).real
-    tol = rtol * math.sqrt(_scalar(_vdot(b, b)).real)
+    tol = max(rtol * math.sqrt(_scalar(_vdot(b, b)).real), atol)
     if math.sqrt(rs) <= tol:
         return x
     for _ in range(maxiter):
@@ -101,7 +105,14 @@ def cg(a, b, x0=None, *, rtol: float | None = None, maxiter: int | None = None, 
         if ap.split != p.split:
             ap = ap.resplit(p.split)
         ap = ap.persist()
-        alpha = rs / _scalar(_vdot(p, ap)).real
+        curvature = _scalar(_vdot(p, ap)).real
+        if curvature <= 0:
+            if strict:
+                raise RuntimeError(
+                    f"`cg` broke down: p^H a p = {curvature:.3e} <= 0 (is `a` positive definite?)"
+                )
+            return x
+        alpha = rs / curvature
         x = (x + alpha * p).persist()
         r = (r - alpha * ap).persist()
         rs_new = _scalar(_vdot(r, r)).real
@@ -112,7 +123,7 @@ def cg(a, b, x0=None, *, rtol: float | None = None, maxiter: int | None = None, 
     if strict:
         raise RuntimeError(
             f"`cg` did not converge in {maxiter} iterations: residual norm "
-            f"{math.sqrt(rs):.3e} > {tol:.3e} (rtol {rtol:g} times ||b||)"
+            f"{math.sqrt(rs):.3e} > {tol:.3e} (rtol {rtol:g}, atol {atol:g})"
         )
     return x
 

@@ -709,6 +709,7 @@ _funcs["broadcast_shape"] = broadcast_shape
 for _name in ("vector_norm", "matrix_norm", "norm", "cross", "dot", "outer", "projection"):
     _funcs[_name] = getattr(linalg, _name)
 _funcs["matmul"] = linalg.matmul
+_funcs["lanczos"], _funcs["polar"] = linalg.lanczos, linalg.polar
 _funcs["transpose"] = linalg.transpose
 _funcs["argmax"] = _stats.arg_reduction(_core.argmax, "argmax")
 _funcs["argmin"] = _stats.arg_reduction(_core.argmin, "argmin")
