@@ -14,12 +14,14 @@ What lives where:
 - :mod:`._tsqr`: ``qr`` and ``svd`` (TSQR), and their ``QR``/``SVD`` tuples.
 - :mod:`._triangular`: ``solve_triangular`` (blocked substitution over the ranks).
 - :mod:`._krylov`: ``cg`` and ``lanczos``.
+- :mod:`._hierarchical`: ``hsvd``, ``hsvd_rank`` and ``hsvd_rtol``.
 - :mod:`._randomized`: ``rsvd`` and ``reigh``.
 - :mod:`._spectral`: ``polar`` (QDWH) and ``eigh`` (spectral divide and conquer).
 """
 
 from __future__ import annotations
 
+from ._hierarchical import hsvd, hsvd_rank, hsvd_rtol
 from ._krylov import cg, lanczos
 from ._norms import matrix_norm, norm, vector_norm
 from ._products import dot, matmul, outer, tensordot, vecdot
@@ -37,6 +39,9 @@ __all__ = [
     "det",
     "dot",
     "eigh",
+    "hsvd",
+    "hsvd_rank",
+    "hsvd_rtol",
     "inv",
     "lanczos",
     "matmul",

@@ -175,12 +175,12 @@ def lanczos(a, m: int, v0=None):
         v = v0.astype(a.dtype)
         v = v if v.split == split else v.resplit(split)
     v = (v / _vdot(v, v).real ** 0.5).persist()
-    vectors, alphas, betas = [v], [], []
+    alphas, betas = [], []
+    basis = _manipulation.stack([v], axis=1).persist()  # grows by one persisted column a step
     for j in range(m):
         w = matmul(a, v)
         if w.split != split:
             w = w.resplit(split)
-        basis = _manipulation.stack(vectors, axis=1)
         alphas.append(_vdot(v, w).real)
         # classical Gram-Schmidt against every Lanczos vector, twice (CGS2)
         for _ in range(2):
@@ -191,11 +191,11 @@ def lanczos(a, m: int, v0=None):
         beta = _vdot(w, w).real ** 0.5
         betas.append(beta)
         v = (w / beta).persist()
-        vectors.append(v)
+        column = _manipulation.stack([v], axis=1)
+        basis = _manipulation.concatenate([basis, column], axis=1).persist()
     values = a.comm.client.gather(a.comm.client.compute([*alphas, *betas]))
     real = np.empty(0, a.dtype).real.dtype
     t = np.diag(np.asarray(values[:m], dtype=real))
     off = np.asarray(values[m:], dtype=real)
     t += np.diag(off, 1) + np.diag(off, -1)
-    v_out = _manipulation.stack(vectors, axis=1)
-    return v_out, _factories.array(t, split=None, comm=a.comm)
+    return basis, _factories.array(t, split=None, comm=a.comm)

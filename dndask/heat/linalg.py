@@ -581,3 +581,31 @@ def eigh(A, r_max_zolopd=8, silent=True):  # noqa: N803 (Heat's names)
         raise ValueError(f"`r_max_zolopd` must be an int between 1 and 8, got {r_max_zolopd!r}")
     _check_r(r_max_zolopd, "r_max_zolopd")
     return _face_tuple(_core_linalg.eigh(A))
+
+
+__all__ = sorted({*__all__, "hsvd_rank", "hsvd_rtol"})
+
+
+def hsvd_rank(A, maxrank, compute_sv=False, maxmergedim=None, safetyshift=5, silent=True):  # noqa: N803
+    """Heat's ``hsvd_rank`` (``silent`` is accepted; dndask prints nothing)."""
+    return _face_tuple(
+        _core_linalg.hsvd_rank(
+            A, maxrank, compute_sv=compute_sv, maxmergedim=maxmergedim, safetyshift=safetyshift
+        )
+    )
+
+
+def hsvd_rtol(
+    A,  # noqa: N803 (Heat's name)
+    rtol,
+    compute_sv=False,
+    no_of_merges=None,
+    maxrank=None,
+    maxmergedim=None,
+    safetyshift=5,
+    silent=True,
+):
+    """Heat's ``hsvd_rtol`` (``silent`` is accepted; dndask prints nothing)."""
+    return _face_tuple(
+        _core_linalg.hsvd_rtol(A, rtol, compute_sv, no_of_merges, maxrank, maxmergedim, safetyshift)
+    )
