@@ -167,7 +167,8 @@ def lanczos(a, m: int, v0=None):
         raise ValueError(f"`m` must be at most n = {n}, got {m}")
     split = a.split
     if v0 is None:
-        v = _random.randn(n, dtype=a.dtype, split=split, comm=a.comm)
+        real = np.empty(0, a.dtype).real.dtype
+        v = _random.randn(n, dtype=real, split=split, comm=a.comm).astype(a.dtype)
     else:
         _check_array(v0, "v0")
         if v0.shape != (n,):
