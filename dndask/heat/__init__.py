@@ -44,6 +44,7 @@ from . import (  # noqa: F401  (ht.linalg, ht.random)
     _printing,
     _signal,
     _stats,
+    decomposition,
     fft,
     linalg,
     random,
@@ -123,7 +124,17 @@ _KEEP = {
 }
 _TYPE_NAMES = set(types.__all__)
 _LAZY = {"LshapeMap"}  # made on first access (imports torch): the module's __getattr__
-_OWN = {"DNDarray", "fft", "linalg", "random", "types", "equal", "array", "asarray"}
+_OWN = {
+    "DNDarray",
+    "decomposition",
+    "fft",
+    "linalg",
+    "random",
+    "types",
+    "equal",
+    "array",
+    "asarray",
+}
 
 _funcs: dict = {}
 
