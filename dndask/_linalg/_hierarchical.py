@@ -7,7 +7,8 @@ as its transpose). Every rank truncates the SVD of its column block to
 and the truncated factors are merged up a tree: each merge stacks its members'
 ``U S`` side by side and truncates their SVD again, on the first member's rank.
 Only the truncated factors (``m x (rank + safetyshift)`` each) travel. The
-squared singular values cut on the way add up to the error estimate. The top
+squared singular values cut on the way (beyond the safety shift kept) add up to the
+error estimate, which bounds the true error. The top
 merge's ``U`` (``m x k``, ``k`` known only then) is fetched to the driver and
 sent back to rank 0 (split None, as Heat's); ``V = A^T U / S`` is a distributed
 product.
@@ -53,9 +54,8 @@ def _truncate(block, maxrank, atol, safetyshift: int, scale: bool):
         tails = np.sqrt(np.cumsum((s.astype(np.float64) ** 2)[::-1])[::-1])
         ideal = int(np.nonzero(np.append(tails, 0.0) < atol)[0].min())
         rank = min(rank, ideal)
-    rank = min(s.shape[0], max(rank, 0) + safetyshift)
-    err = float(np.sum(s[max(rank - safetyshift, 0) :].astype(np.float64) ** 2))
-    rank = max(rank, 1)
+    rank = max(min(s.shape[0], max(rank, 0) + safetyshift), 1)
+    err = float(np.sum(s[rank:].astype(np.float64) ** 2))  # what this truncation cuts
     u, s = u[:, :rank], s[:rank]
     return (u * s if scale else u), s, err
 
@@ -136,6 +136,9 @@ def hsvd(
         top = len(groups) == 1
         nodes = []
         for g, members in enumerate(groups):
+            if len(members) == 1 and not top:  # nothing to merge: passed up as it is
+                nodes.append(members[0])
+                continue
             key = (f"{name}-merge", level, g)
             parts = List(*(TaskRef(k) for k, _ in members))
             if top:

@@ -20,6 +20,7 @@ distributed one.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -110,7 +111,7 @@ def polar(a, calc_h: bool = True, condition_estimate: float = 1.0e16, procs_to_m
         raise ValueError(f"`condition_estimate` must be at least 1, got {condition_estimate}")
     if a.split is None or a.comm.size == 1:
         out = [((m, n), a.dtype)] + ([((n, n), a.dtype)] if calc_h else [])
-        fn = _local_polar if calc_h else _local_polar_u
+        fn = functools.partial(_local_polar, calc_h=calc_h)
         results = _per_block(a, fn, out, "polar-local")
         return tuple(results) if calc_h else results[0]
     x = a if a.split == 0 else a.resplit(0)
@@ -134,10 +135,6 @@ def polar(a, calc_h: bool = True, condition_estimate: float = 1.0e16, procs_to_m
     h = matmul(_swap_last(x), a)
     h = (h + _swap_last(h)) * 0.5
     return u, (h if h.split == a.split else h.resplit(a.split))
-
-
-def _local_polar_u(block):
-    return _local_polar(block, False)
 
 
 def _local_eigh(block):
