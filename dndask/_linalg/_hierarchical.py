@@ -129,7 +129,8 @@ def hsvd(
         task_ranks[key] = r
         nodes.append((key, r))
     m = t.shape[0]
-    kmax = max(1, min(m, t.shape[1]) if maxrank is None else min(maxrank, m, t.shape[1]))
+    # at least 2 columns: the header row holds k and the squared error
+    kmax = max(2, min(m, t.shape[1]) if maxrank is None else min(maxrank, m, t.shape[1]))
     level = 0
     while True:
         groups = [nodes[i : i + group] for i in range(0, len(nodes), group)]
