@@ -101,8 +101,8 @@ def hsvd(
     >>> import numpy as np, dndask as ht
     >>> x = np.outer(np.arange(1.0, 5.0), np.arange(1.0, 9.0))
     >>> u, s, vh, err = ht.linalg.hsvd(ht.array(x, split=1), maxrank=2, compute_sv=True)
-    >>> bool(np.allclose((u.numpy() * s.numpy()) @ vh.numpy(), x)), u.shape[1]
-    (True, 1)
+    >>> bool(np.allclose((u.numpy() * s.numpy()) @ vh.numpy(), x)), u.shape[0], err < 1e-6
+    (True, 4, True)
     """
     _check_array(a, "a")
     if a.ndim != 2:
