@@ -292,3 +292,30 @@ def test_hsvd_bad_inputs(comm_of):
         ht.linalg.hsvd_rank(x, 0.1)
     with pytest.raises(TypeError, match="`a` of `hsvd` must be float32 or float64"):
         ht.linalg.hsvd_rank(x.astype(np.int64), 2)
+
+
+@pytest.mark.parametrize(("n", "split", "dtype"), [(3, 0, np.float64), (2, None, np.float32)])
+def test_isvd_extends_an_svd(comm_of, n, split, dtype):
+    comm = comm_of(n)
+    x_np = RNG.standard_normal((12, 7)).astype(dtype)
+    u, s, vh = ht.linalg.svd(ht.array(x_np[:, :4], split=split, comm=comm))
+    u2, s2, vh2 = ht.linalg.isvd(ht.array(x_np[:, 4:], split=split, comm=comm), u, s, vh)
+    U, S, VH = u2.numpy(), s2.numpy(), vh2.numpy()
+    t = 10 * tol(dtype)
+    assert np.linalg.norm((U * S) @ VH - x_np) / np.linalg.norm(x_np) < t
+    assert orthonormal_error(U) < t and orthonormal_error(VH.T) < t
+    np.testing.assert_allclose(S, np.linalg.svd(x_np, compute_uv=False), rtol=t)
+    u3, s3, _ = ht.linalg.isvd(ht.array(x_np[:, 4:], split=split, comm=comm), u, s, vh, maxrank=2)
+    assert u3.shape == (12, 2) and s3.shape == (2,)
+
+
+def test_isvd_bad_inputs(comm_of):
+    comm = comm_of(2)
+    u, s, vh = ht.zeros((10, 2), comm=comm), ht.zeros(3, comm=comm), ht.zeros((3, 5), comm=comm)
+    new = ht.zeros((10, 3), comm=comm)
+    with pytest.raises(ValueError, match="`u_old` must have 3 columns"):
+        ht.linalg.isvd(new, u, s, vh)
+    with pytest.raises(ValueError, match="`vh_old` must have 2 rows"):
+        ht.linalg.isvd(new, u, ht.zeros(2, comm=comm), vh)
+    with pytest.raises(ValueError, match="`new_data` must have 10 rows"):
+        ht.linalg.isvd(ht.zeros((9, 3), comm=comm), u, ht.zeros(2, comm=comm), vh[:2])

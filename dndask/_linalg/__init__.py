@@ -21,7 +21,7 @@ What lives where:
 
 from __future__ import annotations
 
-from ._hierarchical import hsvd, hsvd_rank, hsvd_rtol
+from ._hierarchical import hsvd, hsvd_rank, hsvd_rtol, isvd
 from ._krylov import cg, lanczos
 from ._norms import matrix_norm, norm, vector_norm
 from ._products import dot, matmul, outer, tensordot, vecdot
@@ -43,6 +43,7 @@ __all__ = [
     "hsvd_rank",
     "hsvd_rtol",
     "inv",
+    "isvd",
     "lanczos",
     "matmul",
     "matrix_exp",

@@ -16,18 +16,19 @@ product.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
 import numpy as np
 from dask.base import tokenize
 
-from .. import _factories, _graph
+from .. import _factories, _graph, _manipulation
 from .._compat import List, Task, TaskRef
 from ._build import _wrap
 from ._checks import _check_array
 from ._products import matmul
-from ._tsqr import _swap_last
+from ._tsqr import _per_block, _swap_last, qr
 
 
 def _noise(dtype) -> float:
@@ -272,3 +273,81 @@ def hsvd_rtol(
     else:
         group = 2
     return hsvd(a, maxrank, float(rtol), safetyshift, group, compute_sv)
+
+
+def _small_svd(block, rank: int):
+    u, s, vh = np.linalg.svd(block, full_matrices=False)
+    return u[:, :rank], s[:rank], vh[:rank]
+
+
+def isvd(new_data, u_old, s_old, vh_old, maxrank: int | None = None):
+    """Incremental SVD (Brand 2006): the SVD of ``[X_old | new_data]`` from that of ``X_old``.
+
+    With ``C = U^T N`` and the TSQR ``N - U C = Q R``, the small matrix
+    ``K = [[diag(S), C], [0, R]]`` (``(k + p)`` square, factored in one task) gives
+    ``U_new = [U | Q] U_K``, ``S_new = S_K`` and ``Vh_new = Vh_K @ blockdiag(Vh, I)``.
+    ``maxrank`` truncates the result.
+
+    Returns
+    -------
+    tuple of DNDarray
+        ``U`` (split like the product ``[U | Q] U_K``), ``S`` and ``Vh`` (split None).
+
+    Examples
+    --------
+    >>> import numpy as np, dndask as ht
+    >>> x = np.arange(24.0).reshape(6, 4) ** 0.5
+    >>> u, s, vh = ht.linalg.svd(ht.array(x[:, :2], split=0))
+    >>> u2, s2, vh2 = ht.linalg.isvd(ht.array(x[:, 2:], split=0), u, s, vh)
+    >>> bool(np.allclose((u2.numpy() * s2.numpy()) @ vh2.numpy(), x))
+    True
+    """
+    names = ("new_data", "u_old", "s_old", "vh_old")
+    for value, name, ndim in zip(
+        (new_data, u_old, s_old, vh_old), names, (2, 2, 1, 2), strict=True
+    ):
+        _check_array(value, name)
+        if value.ndim != ndim:
+            raise ValueError(f"`{name}` must be {ndim}-dimensional, got {value.ndim} dimensions")
+        if value.dtype not in (np.float32, np.float64):
+            raise TypeError(f"`{name}` must be float32 or float64, got {value.dtype}")
+    k = s_old.shape[0]
+    if u_old.shape[1] != k:
+        raise ValueError(
+            f"`u_old` must have {k} columns (the length of `s_old`), got {u_old.shape[1]}"
+        )
+    if vh_old.shape[0] != k:
+        raise ValueError(
+            f"`vh_old` must have {k} rows (the length of `s_old`), got {vh_old.shape[0]}"
+        )
+    if new_data.shape[0] != u_old.shape[0]:
+        raise ValueError(
+            f"`new_data` must have {u_old.shape[0]} rows (those of `u_old`), "
+            f"got {new_data.shape[0]}"
+        )
+    if maxrank is not None:
+        maxrank = _check_int(maxrank, "maxrank", 1)
+    dtype = new_data.dtype
+    c = matmul(_swap_last(u_old), new_data)
+    residual = new_data - matmul(u_old, c)
+    q, r = qr(residual if residual.split != 1 else residual.resplit(0))
+    top = _manipulation.concatenate(
+        [_manipulation.diag(s_old.astype(dtype)), c.resplit(None)], axis=1
+    )
+    bottom = _manipulation.concatenate(
+        [_factories.zeros((r.shape[0], k), dtype=dtype, comm=new_data.comm), r.resplit(None)],
+        axis=1,
+    )
+    small = _manipulation.concatenate([top.resplit(None), bottom.resplit(None)], axis=0).resplit(
+        None
+    )
+    size = small.shape[0]
+    rank = min(size, small.shape[1]) if maxrank is None else min(maxrank, size, small.shape[1])
+    outputs = [((size, rank), dtype), ((rank,), dtype), ((rank, small.shape[1]), dtype)]
+    uk, sk, vhk = _per_block(small, functools.partial(_small_svd, rank=rank), outputs, "isvd")
+    basis = _manipulation.concatenate([u_old.astype(dtype), q.resplit(u_old.split)], axis=1)
+    u_new = matmul(basis, uk)
+    vh_new = _manipulation.concatenate(
+        [matmul(vhk[:, :k], vh_old.astype(dtype).resplit(None)), vhk[:, k:]], axis=1
+    )
+    return u_new, sk, vh_new

@@ -609,3 +609,11 @@ def hsvd_rtol(
     return _face_tuple(
         _core_linalg.hsvd_rtol(A, rtol, compute_sv, no_of_merges, maxrank, maxmergedim, safetyshift)
     )
+
+
+__all__ = sorted({*__all__, "isvd"})
+
+
+def isvd(new_data, U_old, S_old, V_old, maxrank=None):  # noqa: N803 (Heat's names)
+    """Heat's ``isvd(new_data, U_old, S_old, V_old, maxrank=None)``; ``V_old`` is ``Vh``."""
+    return _face_tuple(_core_linalg.isvd(new_data, U_old, S_old, V_old, maxrank))
