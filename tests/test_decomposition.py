@@ -11,8 +11,9 @@ import dndask as ht
 RNG = np.random.default_rng(20261206)
 
 
-def data(n=40, f=6, dtype=np.float64):
-    scales = np.array([5.0, 3.0, 1.0, 0.5, 0.1, 0.05])[:f]
+def data(n=40, f=6, dtype=np.float64, tail=1.0):
+    """Samples with three strong directions; ``tail`` scales the other three."""
+    scales = np.array([5.0, 3.0, 1.0, 0.5 * tail, 0.1 * tail, 0.05 * tail])[:f]
     return (RNG.standard_normal((n, f)) * scales + 2.0).astype(dtype)
 
 
@@ -32,7 +33,8 @@ def same_rows_up_to_sign(a: np.ndarray, b: np.ndarray, atol: float) -> None:
     ],
 )
 def test_pca_matches_scikit_learn(comm_of, n, split, solver, dtype):
-    x_np = data(dtype=dtype)
+    # the hierarchical SVD is approximate: exact only when the cut directions are negligible
+    x_np = data(dtype=dtype, tail=1e-6 if solver == "hierarchical" else 1.0)
     pca = ht.decomposition.PCA(n_components=3, svd_solver=solver, n_oversamples=3)
     pca.fit(ht.array(x_np, split=split, comm=comm_of(n)))
     ref = skd.PCA(n_components=3).fit(x_np.astype(np.float64))
