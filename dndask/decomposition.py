@@ -107,6 +107,7 @@ class PCA:
             raise ValueError(
                 f"`n_components` must be at most min(n_samples, n_features) = {min(n, f)}, got {k}"
             )
+        err = 0.0  # the hierarchical SVD's error estimate
         if self.svd_solver == "randomized":
             if not isinstance(k, numbers.Integral):
                 raise ValueError("`svd_solver='randomized'` needs an int `n_components`")
@@ -114,9 +115,9 @@ class PCA:
         elif self.svd_solver == "hierarchical":
             rows = centred if centred.split == 0 else centred.resplit(0)
             if isinstance(k, float):
-                _, s, vh, _ = hsvd_rtol(rows, math.sqrt(1 - k), compute_sv=True, safetyshift=0)
+                _, s, vh, err = hsvd_rtol(rows, math.sqrt(1 - k), compute_sv=True, safetyshift=0)
             else:
-                _, s, vh, _ = hsvd_rank(rows, int(k), compute_sv=True, safetyshift=0)
+                _, s, vh, err = hsvd_rank(rows, int(k), compute_sv=True, safetyshift=0)
         else:
             _, s, vh = svd(centred)
         s = s if s.split is None else s.resplit(None)
@@ -129,6 +130,12 @@ class PCA:
         self.singular_values_ = s[:k]
         self.explained_variance_ = self.singular_values_**2 / (n - 1)
         self.explained_variance_ratio_ = self.explained_variance_ / total
+        if self.svd_solver == "hierarchical":  # Heat's: from the hSVD's error estimate
+            self.total_explained_variance_ratio_ = 1 - err**2
+        else:
+            self.total_explained_variance_ratio_ = float(
+                self.explained_variance_ratio_.sum().numpy()
+            )
         self.n_samples_ = n
         return self
 
@@ -187,11 +194,8 @@ class IncrementalPCA:
         x = _check_data(X, None if first else self.components_.shape[1])
         n, f = x.shape
         k = self.n_components if self.n_components is not None else min(n, f)
-        if first and k > min(n, f):
-            raise ValueError(
-                f"`n_components` must be at most the first batch's min(n_samples, n_features) "
-                f"= {min(n, f)}, got {k}"
-            )
+        if k > f:
+            raise ValueError(f"`n_components` must be at most n_features = {f}, got {k}")
         batch_mean = x.mean(axis=0)
         centred = x - batch_mean
         if first:
@@ -217,6 +221,12 @@ class IncrementalPCA:
         self.n_components_ = k
         self.n_samples_seen_ += n
         return self
+
+    def inverse_transform(self, X):  # noqa: N803
+        """Back to feature space: ``X @ components_ + mean_``."""
+        if self.n_samples_seen_ == 0:
+            raise RuntimeError("this IncrementalPCA is not fitted yet: call `partial_fit` first")
+        return matmul(X, self.components_) + self.mean_
 
     def fit(self, X, y=None):  # noqa: N803
         """A fresh fit on ``X`` in one batch."""

@@ -83,3 +83,6 @@ class IncrementalPCA(_Faced, _core.IncrementalPCA):
 
     def transform(self, X):  # noqa: N803
         return _adapt.face(super().transform(X))
+
+    def inverse_transform(self, X):  # noqa: N803
+        return _adapt.face(super().inverse_transform(X))
