@@ -60,11 +60,23 @@ class PCA(_Faced, _core.PCA):
             random_state,
         )
 
+    def fit(self, X, y=None):  # noqa: N803
+        """The core's fit; the attributes Heat leaves unset for a solver are None, as in Heat
+        (only the full solver reports variances; ``noise_variance_`` is never computed)."""
+        super().fit(X, y)
+        self.noise_variance_ = None
+        if self.svd_solver != "full":
+            self.explained_variance_ = self.explained_variance_ratio_ = None
+            self.singular_values_ = None
+        if self.svd_solver == "randomized":
+            self.total_explained_variance_ratio_ = None
+        return self
+
     def transform(self, X):  # noqa: N803
         return _adapt.face(super().transform(X))
 
     def fit_transform(self, X, y=None):  # noqa: N803
-        return _adapt.face(super().fit_transform(X))
+        return _adapt.face(self.fit(X).transform(X))
 
     def inverse_transform(self, X):  # noqa: N803
         return _adapt.face(super().inverse_transform(X))
