@@ -12,7 +12,7 @@ out; a test checks it against the table. torch is imported on first use only
 (0, (7, 4, 3))
 """
 
-from . import _methods, _numpy_functions, _torch, array_api, linalg, random  # noqa: F401 (registration)
+from . import _methods, _numpy_functions, _torch, array_api, decomposition, fft, linalg, random  # noqa: F401 (registration)
 from ._comm import Comm, get_comm, use_comm
 from ._display import get_printoptions, set_printoptions
 from ._dndarray import DNDarray
@@ -248,6 +248,7 @@ __all__ = [
     "cumprod",
     "cumsum",
     "current_client",
+    "decomposition",
     "deg2rad",
     "diag",
     "diagonal",
@@ -266,6 +267,7 @@ __all__ = [
     "expm1",
     "eye",
     "fabs",
+    "fft",
     "fill_diagonal",
     "flatten",
     "flip",

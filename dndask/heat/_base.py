@@ -43,7 +43,9 @@ KEEP = frozenset(
 # made on first access by dndask.heat's __getattr__ (imports torch)
 LAZY = frozenset({"LshapeMap"})
 # core names the face never takes from the core (its own class and modules)
-_NOT_BASE = frozenset({"DNDarray", "linalg", "random", "types"})
+# the core's names the face defines itself: its array class and the core's subpackages the
+# face has a module of its own for (``ht.fft`` is :mod:`dndask.heat.fft`, not ``dndask.fft``)
+_NOT_BASE = frozenset({"DNDarray", "decomposition", "fft", "linalg", "random", "types"})
 
 
 def _rows() -> list[tuple]:

@@ -1,0 +1,175 @@
+"""Randomized factorizations: ``rsvd`` and ``reigh`` (Halko, Martinsson and Tropp, 2011).
+
+A Gaussian sketch ``Y = A @ Omega`` (``Omega`` is ``n x ell`` with ``ell = rank +
+n_oversamples``) is orthonormalized by the TSQR (:func:`qr`), optionally refined by
+power iterations (each a product with ``A^H`` and ``A`` and a TSQR), and ``A`` is
+projected on it: ``B = Q^H A`` (``ell x n``) for the SVD, ``B = Q^H A Q``
+(``ell x ell``) for the eigendecomposition. Only ``B`` is factored on one rank
+(one task); ``A``, ``Y`` and ``Q`` stay split.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+
+import numpy as np
+
+from .. import _dndarray, _random
+from ._checks import _check_array
+from ._products import matmul
+from ._tsqr import SVD, _per_block, _swap_last, qr
+
+
+def check_real_matrix(a, fname: str) -> _dndarray.DNDarray:
+    """``a`` a 2-D float32 or float64 DNDarray, else TypeError/ValueError."""
+    _check_array(a, "a")
+    if a.ndim != 2:
+        raise ValueError(f"`a` of `{fname}` must be 2-dimensional, got {a.ndim} dimensions")
+    if a.dtype not in (np.float32, np.float64):
+        raise TypeError(f"`a` of `{fname}` must be float32 or float64, got {a.dtype}")
+    return a
+
+
+def check_count(value, name: str, minimum: int) -> int:
+    """An int ``>= minimum`` (TypeError for another type, ValueError below it)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"`{name}` must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"`{name}` must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def _rows(x: _dndarray.DNDarray) -> _dndarray.DNDarray:
+    """``x`` split along its rows (the TSQR's layout)."""
+    return x if x.split == 0 else x.resplit(0)
+
+
+def range_finder(a, rank: int, n_oversamples: int, power_iter: int, procs_to_merge: int):
+    """An orthonormal ``m x ell`` basis ``Q`` (split 0) of the range of ``a @ Omega``."""
+    m, n = a.shape
+    ell = min(rank + n_oversamples, m, n)
+    omega = _random.randn(n, ell, dtype=a.dtype, split=None, comm=a.comm)
+    q = qr(_rows(matmul(a, omega)), procs_to_merge=procs_to_merge).Q
+    ah = _swap_last(a, conjugate=True)
+    for _ in range(power_iter):
+        z = qr(_rows(matmul(ah, q)), procs_to_merge=procs_to_merge).Q
+        q = qr(_rows(matmul(a, z)), procs_to_merge=procs_to_merge).Q
+    return q
+
+
+def _check(a, rank, n_oversamples, power_iter, procs_to_merge, fname, rank_name):
+    a = check_real_matrix(a, fname)
+    rank = check_count(rank, rank_name, 1)
+    n_oversamples = check_count(n_oversamples, "n_oversamples", 0)
+    power_iter = check_count(power_iter, "power_iter", 0)
+    procs_to_merge = check_count(procs_to_merge, "qr_procs_to_merge", 0)
+    if procs_to_merge == 1:
+        raise ValueError("`qr_procs_to_merge` must be 0 (all at once) or >= 2, got 1")
+    if rank > min(a.shape):
+        raise ValueError(
+            f"`{rank_name}` must be at most min(m, n) = {min(a.shape)} for `a` of shape "
+            f"{a.shape}, got {rank}"
+        )
+    return a, rank, n_oversamples, power_iter, procs_to_merge
+
+
+def _svd_small(block, rank: int):
+    u, s, vh = np.linalg.svd(block, full_matrices=False)
+    return u[:, :rank], s[:rank], vh[:rank]
+
+
+def _eigh_small(block, rank: int):
+    values, vectors = np.linalg.eigh((block + block.conj().T) / 2)
+    order = np.argsort(values)[::-1][:rank]
+    return values[order], vectors[:, order]
+
+
+def rsvd(
+    a, svd_rank: int, n_oversamples: int = 10, power_iter: int = 0, qr_procs_to_merge: int = 2
+) -> SVD:
+    """A rank-``svd_rank`` approximation ``a ≈ U @ diag(S) @ Vh`` by a randomized sketch.
+
+    Parameters
+    ----------
+    a : DNDarray
+        A float32 or float64 matrix, split along either axis or not at all.
+    svd_rank : int
+        The number of singular triplets, ``1 <= svd_rank <= min(a.shape)``.
+    n_oversamples : int
+        Extra sketch columns (accuracy); the sketch has ``svd_rank + n_oversamples``
+        columns, at most ``min(a.shape)``.
+    power_iter : int
+        Power iterations (each two products with ``a`` and two TSQRs); they help for
+        slowly decaying singular values.
+    qr_procs_to_merge : int
+        The TSQR's merge width (see :func:`qr`).
+
+    Returns
+    -------
+    SVD
+        ``U`` (``m x svd_rank``, split 0), ``S`` (split None, descending) and ``Vh``
+        (``svd_rank x n``, split None); ``Vh`` holds the right singular vectors as rows.
+
+    Examples
+    --------
+    >>> import numpy as np, dndask as ht
+    >>> x = np.outer(np.arange(1.0, 7.0), np.arange(1.0, 5.0))
+    >>> u, s, vh = ht.linalg.rsvd(ht.array(x, split=0), 1)
+    >>> bool(np.allclose((u.numpy() * s.numpy()) @ vh.numpy(), x))
+    True
+    """
+    a, rank, n_over, power, merge = _check(
+        a, svd_rank, n_oversamples, power_iter, qr_procs_to_merge, "rsvd", "svd_rank"
+    )
+    q = range_finder(a, rank, n_over, power, merge)
+    b = matmul(_swap_last(q, conjugate=True), a).resplit(None)
+    ell, n = b.shape
+    real = np.empty(0, a.dtype).real.dtype
+    outputs = [((ell, rank), a.dtype), ((rank,), real), ((rank, n), a.dtype)]
+    ub, s, vh = _per_block(b, functools.partial(_svd_small, rank=rank), outputs, "rsvd-small")
+    return SVD(matmul(q, ub), s, vh)
+
+
+def reigh(
+    a, n_eigenvalues: int, n_oversamples: int = 10, power_iter: int = 0, qr_procs_to_merge: int = 2
+):
+    """The ``n_eigenvalues`` largest eigenpairs of a symmetric ``a``, by a randomized sketch.
+
+    Heat's order: eigenvalues in descending order (by value).
+
+    Parameters
+    ----------
+    a : DNDarray
+        A symmetric float32 or float64 matrix (not checked: the sketch reads ``a`` only
+        through products).
+    n_eigenvalues : int
+        How many, ``1 <= n_eigenvalues <= n``.
+    n_oversamples, power_iter, qr_procs_to_merge : int
+        As in :func:`rsvd`.
+
+    Returns
+    -------
+    tuple of DNDarray
+        The eigenvalues (split None) and the eigenvectors as columns (``n x
+        n_eigenvalues``, split 0).
+
+    Examples
+    --------
+    >>> import numpy as np, dndask as ht
+    >>> a = ht.array(np.diag([5.0, 1.0, 3.0, 0.5]), split=0)
+    >>> values, vectors = ht.linalg.reigh(a, 2, n_oversamples=2)
+    >>> np.round(values.numpy(), 6).tolist()
+    [5.0, 3.0]
+    """
+    a, rank, n_over, power, merge = _check(
+        a, n_eigenvalues, n_oversamples, power_iter, qr_procs_to_merge, "reigh", "n_eigenvalues"
+    )
+    if a.shape[0] != a.shape[1]:
+        raise ValueError(f"`a` of `reigh` must be square, got shape {a.shape}")
+    q = range_finder(a, rank, n_over, power, merge)
+    b = matmul(_swap_last(q, conjugate=True), matmul(a, q)).resplit(None)
+    ell = b.shape[0]
+    outputs = [((rank,), a.dtype), ((ell, rank), a.dtype)]
+    values, w = _per_block(b, functools.partial(_eigh_small, rank=rank), outputs, "reigh-small")
+    return values, matmul(q, w)
