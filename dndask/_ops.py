@@ -262,12 +262,12 @@ class Producer:
                 leaves[v.name] = (len(leaves), v)
             return _Leaf(leaves[v.name][0])
 
-        def remap(expr, operands):
+        def remap(expr, arrays):
+            # a leaf's index counts the producer's dask operands only (scalars are inline)
             if isinstance(expr, _Leaf):
-                v = operands[expr.index]
-                return leaf(v) if isinstance(v, da.Array) else v
+                return leaf(arrays[expr.index])
             if isinstance(expr, _Expr):
-                return _Expr(expr.fn, tuple(remap(a, operands) for a in expr.args))
+                return _Expr(expr.fn, tuple(remap(a, arrays) for a in expr.args))
             return expr
 
         ops, args, mask = 1, [], []
@@ -276,7 +276,7 @@ class Producer:
             if p is not None and ops + p.ops <= _MAX_FUSED:
                 ops += p.ops
                 expr = p.fn.expr if isinstance(p.fn, Fused) else _Expr(p.fn, _leaves(p.operands))
-                args.append(remap(expr, p.operands))
+                args.append(remap(expr, p.arrays()))
                 mask.append(p.name)
             else:
                 args.append(leaf(v) if isinstance(v, da.Array) else v)

@@ -107,6 +107,24 @@ def test_broadcasts_scalars_and_operands_of_another_layout(comm_of, n):
     np.testing.assert_allclose(float(ht.sum(y)), want.sum(), rtol=1e-4)
 
 
+@pytest.mark.parametrize(("shape", "split", "n"), layouts([(5, 3)]))
+def test_scalars_before_arrays_keep_their_places_in_the_chain(comm_of, shape, split, n):
+    # a scalar operand ahead of an array one (``2.0 * r``) composed into an operation whose
+    # other operand is another leaf: the leaves of each composed step are its arrays only
+    g = data(shape, np.float64)
+    h = data(shape, np.float64, seed=1)
+    comm = comm_of(n)
+    r = ht.array(g, split=split, comm=comm).persist_(wait=True)
+    w = ht.array(h, split=split, comm=comm).persist_(wait=True)
+    zero = ht.zeros_like(r)
+    y = zero + 2.0 * r  # cg's first update: x + alpha * p
+    z = w - (1.0 - 3.0 / (abs(r) + 1.0))
+    u = (0.5 * w) * (2.0 - r) + z
+    np.testing.assert_allclose(y.numpy(), 2.0 * g)
+    np.testing.assert_allclose(z.numpy(), h - (1.0 - 3.0 / (abs(g) + 1.0)))
+    np.testing.assert_allclose(u.numpy(), (0.5 * h) * (2.0 - g) + h - (1.0 - 3.0 / (abs(g) + 1.0)))
+
+
 @pytest.mark.parametrize("n", [2, 4])
 def test_a_persisted_intermediate_is_read_in_place(client, comm_of, n):
     g = data((8, 3), np.float64)
