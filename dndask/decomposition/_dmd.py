@@ -144,6 +144,17 @@ def _check_steps_int(value, name: str) -> int:
     return int(value)
 
 
+def check_steps(steps) -> list[int]:
+    """``steps`` of :meth:`DMD.predict` as a list: an int ``n >= 0`` is ``0, ..., n - 1``."""
+    if isinstance(steps, numbers.Integral) and not isinstance(steps, bool):
+        if steps < 0:
+            raise ValueError(f"`steps` as an int must be non-negative, got {steps}")
+        return list(range(int(steps)))
+    if isinstance(steps, (list, tuple)):
+        return [_check_steps_int(s, "steps[i]") for s in steps]
+    raise TypeError(f"`steps` must be an int or a list of ints, got {type(steps).__name__}")
+
+
 def _eigen(model, a: np.ndarray, comm, dtype) -> np.ndarray:
     """Set the reduced operator and its eigenpairs on ``model``; returns the eigenvectors."""
     values, vectors = np.linalg.eig(a)
@@ -262,14 +273,7 @@ class DMD(_Fitted):
         a 1-D ``X``): ``out[b, :, j] = U Ã^steps[j] U^T X[:, b]``.
         """
         x, one = self._states(X)
-        if isinstance(steps, numbers.Integral) and not isinstance(steps, bool):
-            if steps < 0:
-                raise ValueError(f"`steps` as an int must be non-negative, got {steps}")
-            steps = list(range(int(steps)))
-        elif isinstance(steps, (list, tuple)):
-            steps = [_check_steps_int(s, "steps[i]") for s in steps]
-        else:
-            raise TypeError(f"`steps` must be an int or a list of ints, got {type(steps).__name__}")
+        steps = check_steps(steps)
         a = self._operator()
         k = a.shape[0]
         powers = np.stack([_power(a, s) for s in steps]) if steps else np.zeros((0, k, k))
