@@ -249,6 +249,10 @@ def test_parameters_and_bad_inputs(comm_of):
     with pytest.raises(ValueError, match="`svd_rank` must be at least 1"):
         dmd.fit(x)  # set_params is checked at fit
     dmd.set_params(svd_rank=4).fit(x)
+    basis = dmd.rom_basis_
+    with pytest.raises(ValueError, match="at least 2 time steps"):
+        dmd.fit(x[:, :1])
+    assert dmd.rom_basis_ is basis and dmd.n_modes_ == 4  # a failed fit leaves the model
     with pytest.raises(ValueError, match=r"`X` must have 6 features \(rows, as in fit\), got 5"):
         dmd.predict_next(x[:5])
     with pytest.raises(TypeError, match="`n_steps` must be an int, got str"):

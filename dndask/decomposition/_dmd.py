@@ -155,14 +155,17 @@ def check_steps(steps) -> list[int]:
     raise TypeError(f"`steps` must be an int or a list of ints, got {type(steps).__name__}")
 
 
-def _eigen(model, a: np.ndarray, comm, dtype) -> np.ndarray:
-    """Set the reduced operator and its eigenpairs on ``model``; returns the eigenvectors."""
+def _reduced(a: np.ndarray, comm, dtype) -> tuple[dict, np.ndarray]:
+    """The fitted reduced operator ``a`` and its eigenpairs, by attribute name, and the
+    eigenvectors as numpy."""
     values, vectors = np.linalg.eig(a)
     cdtype = _complex_of(dtype)
-    model.rom_transfer_matrix_ = _small(a, comm, dtype)
-    model.rom_eigenvalues_ = _small(values, comm, cdtype)
-    model.rom_eigenmodes_ = _small(vectors, comm, cdtype)
-    return vectors
+    fitted = {
+        "rom_transfer_matrix_": _small(a, comm, dtype),
+        "rom_eigenvalues_": _small(values, comm, cdtype),
+        "rom_eigenmodes_": _small(vectors, comm, cdtype),
+    }
+    return fitted, vectors
 
 
 class _Fitted(Params):
@@ -232,10 +235,9 @@ class DMD(_Fitted):
         u, s, vh = _truncated_svd(x[:, :-1], self.svd_solver, self.svd_rank, self.svd_tol)
         # Ã = U^T X' Vh^T diag(S)^-1: a k x (m - 1) product, then a k x k one
         projected = matmul(matmul(_swap_last(u), x[:, 1:]), _swap_last(vh))
-        _eigen(self, _numpy(projected) / s, x.comm, dtype)
-        self.rom_basis_ = u
-        self.n_modes_ = int(s.shape[0])
-        self.dmdmodes_ = matmul(u, self.rom_eigenmodes_)
+        fitted, _ = _reduced(_numpy(projected) / s, x.comm, dtype)
+        fitted["dmdmodes_"] = matmul(u, fitted["rom_eigenmodes_"])
+        self.__dict__.update(fitted, rom_basis_=u, n_modes_=int(s.shape[0]))  # all or nothing
         return self
 
     def _states(self, X) -> tuple[_dndarray.DNDarray, bool]:  # noqa: N803
@@ -342,20 +344,18 @@ class DMDc(_Fitted):
         rank = self.svd_rank
         u, _, _ = _truncated_svd(later, self.svd_solver, rank, self.svd_tol)
         system_rank = None if rank is None else rank + n_control
-        if self.svd_solver == "randomized":
-            system_rank = min(system_rank, min(system.shape))
         ut, st, vht = _truncated_svd(system, self.svd_solver, system_rank, self.svd_tol)
         ut_np = _numpy(ut)
         # X' Ṽh^T S̃^-1 (n x p, distributed), then its small products with U and Ũ
         lifted = matmul(later, _swap_last(vht)) / _small(st, x.comm, dtype)
         left = _numpy(matmul(_swap_last(u), lifted))  # U^T X' Ṽh^T S̃^-1 (k x p)
         back = ut_np[:n].T @ _numpy(u)  # Ũ1^T U (p x k)
-        vectors = _eigen(self, left @ back, x.comm, dtype)
-        self.rom_control_matrix_ = _small(left @ ut_np[n:].T, x.comm, dtype)
-        self.rom_basis_ = u
-        self.n_modes_ = int(u.shape[1])
-        self.n_modes_system_ = int(st.shape[0])
-        self.dmdmodes_ = matmul(lifted, _small(back @ vectors, x.comm, _complex_of(dtype)))
+        fitted, vectors = _reduced(left @ back, x.comm, dtype)
+        fitted["dmdmodes_"] = matmul(lifted, _small(back @ vectors, x.comm, _complex_of(dtype)))
+        fitted["rom_control_matrix_"] = _small(left @ ut_np[n:].T, x.comm, dtype)
+        self.__dict__.update(
+            fitted, rom_basis_=u, n_modes_=int(u.shape[1]), n_modes_system_=int(st.shape[0])
+        )
         return self
 
     def predict(self, X, C):  # noqa: N803
