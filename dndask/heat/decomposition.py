@@ -1,12 +1,14 @@
-"""Heat's ``ht.decomposition``: the core's PCA and IncrementalPCA with Heat's constructor
-arguments and face arrays as fitted attributes (DMD and DMDc are not implemented)."""
+"""Heat's ``ht.decomposition``: the core's PCA, IncrementalPCA, DMD and DMDc with Heat's
+constructor arguments and face arrays as fitted attributes."""
 
 from __future__ import annotations
 
+from .. import base as _estimators
 from .. import decomposition as _core
+from ..decomposition import _dmd
 from . import _adapt
 
-__all__ = ["IncrementalPCA", "PCA"]
+__all__ = ["DMD", "DMDc", "IncrementalPCA", "PCA"]
 
 
 class _Faced:
@@ -98,3 +100,66 @@ class IncrementalPCA(_Faced, _core.IncrementalPCA):
 
     def inverse_transform(self, X):
         return _adapt.face(super().inverse_transform(X))
+
+
+_DMD_FITTED = (
+    "rom_basis_",
+    "rom_transfer_matrix_",
+    "rom_eigenvalues_",
+    "rom_eigenmodes_",
+    "dmdmodes_",
+    "n_modes_",
+)
+
+
+class DMD(_Faced, _core.DMD, _estimators.RegressionMixin, _estimators.BaseEstimator):
+    """Heat's ``DMD(svd_solver="full", svd_rank=None, svd_tol=None)``: the fitted attributes
+    are None before ``fit``, and ``predict`` keeps Heat's layout rule and its squeezed
+    result (see :meth:`predict`)."""
+
+    def __init__(self, svd_solver="full", svd_rank=None, svd_tol=None):
+        super().__init__(svd_solver, svd_rank, svd_tol)
+        for name in _DMD_FITTED:
+            setattr(self, name, None)
+
+    def predict_next(self, X, n_steps=1):
+        return _adapt.face(super().predict_next(X, n_steps))
+
+    def predict(self, X, steps):
+        """The core's ``predict``, squeezed as Heat's result is; as in Heat,
+        NotImplementedError where the states or the basis are split along the features
+        (the core computes every layout)."""
+        x, _ = self._states(X)
+        _dmd.check_steps(steps)
+        if x.split == 0 or self.rom_basis_.split == 0:
+            raise NotImplementedError(
+                "`predict` of states or a basis split along the features is not supported "
+                "(as in Heat): use `predict_next`"
+            )
+        return _adapt.face(super().predict(X, steps).squeeze())
+
+
+class DMDc(_Faced, _core.DMDc, _estimators.RegressionMixin, _estimators.BaseEstimator):
+    """Heat's ``DMDc(svd_solver="full", svd_rank=None, svd_tol=None)``: the fitted attributes
+    are None before ``fit``; ``X`` and ``C`` split along different axes are a ValueError,
+    as in Heat."""
+
+    def __init__(self, svd_solver="full", svd_rank=None, svd_tol=None):
+        super().__init__(svd_solver, svd_rank, svd_tol)
+        for name in (*_DMD_FITTED, "rom_control_matrix_", "n_modes_system_"):
+            setattr(self, name, None)
+
+    def fit(self, X, C):
+        if (
+            getattr(X, "split", None) is not None
+            and getattr(C, "split", None) is not None
+            and X.split != C.split
+        ):
+            raise ValueError(
+                f"`X` and `C` split along different axes ({X.split} and {C.split}) are not "
+                f"supported (as in Heat)"
+            )
+        return super().fit(X, C)
+
+    def predict(self, X, C):
+        return _adapt.face(super().predict(X, C))

@@ -15,9 +15,9 @@ import numbers
 
 import numpy as np
 
-from . import _dndarray, _manipulation
-from ._linalg import hsvd_rank, hsvd_rtol, matmul, rsvd, svd
-from ._linalg._tsqr import _swap_last
+from .. import _dndarray, _manipulation
+from .._linalg import hsvd_rank, hsvd_rtol, matmul, rsvd, svd
+from .._linalg._tsqr import _swap_last
 
 __all__ = ["IncrementalPCA", "PCA"]
 
