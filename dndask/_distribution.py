@@ -308,6 +308,12 @@ def _transport_of(
         if demanded:
             raise ValueError(f"`method` 'shm' needs {blocker}; use method='tasks' or None")
         chosen = None
+    return _by_dask(src, dst, chosen)
+
+
+def _by_dask(src: _layout.Distribution, dst: _layout.Distribution, chosen: str | None) -> str:
+    """The transport through Dask's comms: ``"p2p"`` (asked, or above the threshold), else tasks."""
+    between_axes = None not in (src.split, dst.split) and src.split != dst.split
     if between_axes and (
         chosen == "p2p" or (chosen is None and src.size * src.size > p2p_threshold())
     ):
@@ -315,18 +321,19 @@ def _transport_of(
     return "tasks"
 
 
-def _room_for(needed: int) -> bool:
+def _room_for(needed: int, fallback: str) -> bool:
     """Whether ``/dev/shm`` takes ``needed`` more bytes and keeps its reserve (logged if not)."""
     free, reserve = _transport.free_bytes(), shm_reserve()
     if free - reserve >= needed:
         return True
     log.warning(
         "dndask: /dev/shm has %d bytes free with a reserve of %d (%s), the relayout "
-        "needs %d: using 'tasks'",
+        "needs %d: using %r",
         free,
         reserve,
         _RESERVE_ENV,
         needed,
+        fallback,
     )
     return False
 
@@ -345,14 +352,18 @@ def relayout_plan(
     if src.chunks(shape) == dst.chunks(shape):  # the same grid: every chunk stays put
         return RelayoutReport("none", {}), None
     transport = _transport_of(x, src, dst, method)
+    if transport == "shm":  # the bytes moved must fit in /dev/shm, else Dask's comms
+        plan = _layout.plan_relayout(shape, src, dst)
+        pairs = pair_bytes(plan, x.dtype.itemsize)
+        fallback = _by_dask(src, dst, None)
+        if _room_for(sum(pairs.values()), fallback):
+            return RelayoutReport("shm", pairs), plan
+        transport = fallback
     if transport == "p2p":
         return RelayoutReport("p2p", None), None
     # planned only here: the P² pieces are what the p2p path above avoids building
     plan = _layout.plan_relayout(shape, src, dst)
-    pairs = pair_bytes(plan, x.dtype.itemsize)
-    if transport == "shm" and not _room_for(sum(pairs.values())):
-        transport = "tasks"
-    return RelayoutReport(transport, pairs), plan
+    return RelayoutReport(transport, pair_bytes(plan, x.dtype.itemsize)), plan
 
 
 def relayout_graph(
@@ -366,8 +377,8 @@ def relayout_graph(
     of ranks, moved by Dask), ``"p2p"`` (Dask's peer-to-peer rechunk, only between two
     split axes; placement left to Dask) or ``None``: ``$DNDASK_RELAYOUT`` if set, else
     shm where it can, else ``"p2p"`` above :func:`p2p_threshold` pieces and ``"tasks"``
-    below. Shm falls back to tasks (logged on ``"dndask"``) when ``/dev/shm`` lacks room
-    for the bytes moved plus ``$DNDASK_SHM_RESERVE``. The choice and the bytes per pair
+    below. Shm falls back to that choice (logged on ``"dndask"``) when ``/dev/shm`` lacks
+    room for the bytes moved plus ``$DNDASK_SHM_RESERVE``. The choice and the bytes per pair
     of ranks are logged at debug level (:func:`relayout_plan` returns them).
     """
     report, plan = relayout_plan(x, src, dst, method)

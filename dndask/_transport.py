@@ -63,6 +63,7 @@ __all__ = [
     "free_bytes",
     "is_control",
     "post",
+    "process_tag",
     "remove_segments",
     "segments",
 ]
@@ -85,14 +86,21 @@ def is_control(key) -> bool:
     return isinstance(name, str) and name.startswith(_CONTROL)
 
 
+def process_tag() -> str:
+    """The start of every :func:`cluster_tag` this (driver) process makes: its pid."""
+    return f"{os.getpid()}x"
+
+
 def cluster_tag(client: distributed.Client) -> str:
-    """The tag of ``client``'s segments: 12 hex digits of its id (stable while it lives).
+    """The tag of ``client``'s segments: the driver's pid and 8 hex digits of the client's id.
+
+    Stable while the client lives; tests check that no segment of their process is left.
 
     >>> import types
-    >>> len(cluster_tag(types.SimpleNamespace(id="Client-1")))
-    12
+    >>> cluster_tag(types.SimpleNamespace(id="Client-1")).startswith(process_tag())
+    True
     """
-    return tokenize(client.id)[:12]
+    return f"{process_tag()}{tokenize(client.id)[:8]}"
 
 
 def _path(base: str, src: int, dst: int, generation: int) -> str:
@@ -105,7 +113,7 @@ def segment_base(tag: str, token: str) -> str:
 
 
 def segments(tag: str = "", token: str = "") -> list[str]:
-    """The transport's files in ``/dev/shm`` (of one cluster ``tag``, one relayout ``token``)."""
+    """The transport's files in ``/dev/shm`` (of tags starting ``tag``, of relayout ``token``)."""
     pattern = f"{SEGMENT_PREFIX}{tag}-{token}-*" if token else f"{SEGMENT_PREFIX}{tag}*"
     return sorted(glob.glob(os.path.join(SHM_DIR, pattern)))
 
