@@ -60,6 +60,7 @@ __all__ = [
     "cluster_tag",
     "collect",
     "ensure_janitor",
+    "file_sources",
     "free_bytes",
     "is_control",
     "post",
@@ -227,6 +228,17 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
     if received:
         RECEIVED.append({"start": time.time(), "total": received, "key": base})
     return out
+
+
+def file_sources(task) -> set[int]:
+    """The source ranks whose segments the graph task ``task`` reads (a collect), else none.
+
+    A collect depends on every post through the barrier; what it reads is in its spec.
+    For code that follows data through a graph (tests of what travels).
+    """
+    if getattr(task, "func", None) is not collect:
+        return set()
+    return {entry[1] for entry in task.args[2] if entry[0] == "shm"}
 
 
 # --------------------------------------------------------------------- cleanup

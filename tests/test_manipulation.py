@@ -17,7 +17,7 @@ from conftest import LayoutBatch, assert_layout, holders, layouts, received_byte
 from dask.core import get_dependencies
 
 import dndask as ht
-from dndask import _layout
+from dndask import _layout, _transport
 from dndask._manipulation import _plan
 
 
@@ -57,8 +57,9 @@ def source_ranks(out: ht.DNDarray, src: ht.DNDarray) -> list[set[int]]:
             k = stack.pop()
             if k in owner:
                 ranks.add(owner[k])
-            elif k not in seen and k in dsk:
-                seen.add(k)
+            elif k not in seen and k in dsk and not _transport.is_control(k):
+                seen.add(k)  # a shm relayout's control keys: metadata; its collects say
+                ranks |= _transport.file_sources(dsk[k])  # which ranks' files they read
                 stack.extend(get_dependencies(dsk, k))
         result.append(ranks)
     return result
