@@ -65,6 +65,7 @@ __all__ = [
     "is_control",
     "post",
     "process_tag",
+    "remove_many",
     "remove_segments",
     "segments",
 ]
@@ -254,33 +255,56 @@ def _relayout_of(key) -> tuple[str, str] | None:
     return None
 
 
+def remove_many(sweeps: Sequence[tuple[str, str, int]]) -> int:
+    """:func:`remove_segments` for each ``(tag, token, older_than)``; how many went."""
+    return sum(remove_segments(*sweep) for sweep in sweeps)
+
+
 class ShmJanitor(SchedulerPlugin):
     """Scheduler plugin: removes a relayout's segments once no collect can need them.
 
     The barrier of a relayout leaves memory only when no task waits for it (every
     collect of the compute has its output) or when the relayout failed; then the
-    plugin asks the workers to unlink the relayout's segments written before that
-    moment (:func:`remove_segments`). A later compute of the same keys reruns the
-    posts, which write new generations that the sweep keeps. The posts' keys leave
-    memory as soon as the barrier has run; if the barrier never did (a cancelled
-    compute), their release sweeps too.
+    plugin asks the worker that ran the barrier (on the segments' host) to unlink the
+    relayout's segments written before that moment (:func:`remove_segments`). A later
+    compute of the same keys reruns the posts, which write new generations that the
+    sweep keeps. The posts' keys leave memory as soon as the barrier has run; if the
+    barrier never did (a cancelled compute), their release sweeps too. Sweeps are sent
+    in batches, one message per worker per turn of the scheduler's event loop.
     """
 
     name = "dndask-shm-janitor"
     idempotent = True
 
+    def __init__(self) -> None:
+        self.where: dict[tuple[str, str], str] = {}  # relayout -> worker that ran its barrier
+        self.pending: dict[str | None, list] = {}  # worker (None: all) -> sweeps to send
+        self.flushing = False
+
     def start(self, scheduler) -> None:
         self.scheduler = scheduler
 
-    def _sweep(self, tag: str, token: str) -> None:
-        msg = {
-            "op": "run",
-            "function": dumps(remove_segments),
-            "args": dumps((tag, token, time.time_ns())),
-            "wait": True,
-            "kwargs": dumps({}),
-        }
-        self.scheduler.loop.add_callback(self.scheduler.broadcast, msg=msg, on_error="ignore")
+    def _sweep(self, relayout: tuple[str, str]) -> None:
+        worker = self.where.pop(relayout, None)
+        self.pending.setdefault(worker, []).append((*relayout, time.time_ns()))
+        if not self.flushing:
+            self.flushing = True
+            self.scheduler.loop.add_callback(self._flush)
+
+    async def _flush(self) -> None:
+        self.flushing = False
+        pending, self.pending = self.pending, {}
+        for worker, sweeps in pending.items():
+            msg = {
+                "op": "run",
+                "function": dumps(remove_many),
+                "args": dumps((sweeps,)),
+                "wait": True,
+                "kwargs": dumps({}),
+            }
+            workers = [worker] if worker in self.scheduler.workers else None  # None: all
+            with contextlib.suppress(Exception):
+                await self.scheduler.broadcast(msg=msg, workers=workers, on_error="ignore")
 
     def transition(self, key, start, finish, *args, **kwargs) -> None:
         relayout = _relayout_of(key)
@@ -288,13 +312,16 @@ class ShmJanitor(SchedulerPlugin):
             return
         name = key[0] if isinstance(key, tuple) else key
         if name.startswith(BARRIER_PREFIX):
-            if (start == "memory" and finish != "memory") or finish == "erred":
-                self._sweep(*relayout)
+            if finish == "memory" and start != "memory":
+                if kwargs.get("worker"):
+                    self.where[relayout] = kwargs["worker"]
+            elif (start == "memory" and finish != "memory") or finish == "erred":
+                self._sweep(relayout)
         elif start == "memory" and finish in ("released", "forgotten"):
             barrier_key = f"{BARRIER_PREFIX}{relayout[0]}-{relayout[1]}"
             ts = self.scheduler.tasks.get(barrier_key)
             if ts is None or ts.state not in ("memory", "processing", "waiting"):
-                self._sweep(*relayout)
+                self._sweep(relayout)
 
 
 _lock = threading.Lock()
