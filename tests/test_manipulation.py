@@ -57,12 +57,26 @@ def source_ranks(out: ht.DNDarray, src: ht.DNDarray) -> list[set[int]]:
             k = stack.pop()
             if k in owner:
                 ranks.add(owner[k])
-            elif k not in seen and k in dsk and not _transport.is_control(k):
-                seen.add(k)  # a shm relayout's control keys: metadata; its collects say
-                ranks |= _transport.file_sources(dsk[k])  # which ranks' files they read
-                stack.extend(get_dependencies(dsk, k))
+            elif k not in seen and k in dsk:
+                seen.add(k)
+                stack.extend(reads(dsk, k))
         result.append(ranks)
     return result
+
+
+def reads(dsk, key) -> list:
+    """The keys whose data the task ``key`` reads.
+
+    Its dependencies, but for a shared-memory collect: it depends on every post through
+    the barrier (metadata), and reads the files of the posts its spec names.
+    """
+    deps = list(get_dependencies(dsk, key))
+    files = _transport.file_sources(dsk[key])
+    if not files:
+        return deps
+    barrier = [d for d in deps if _transport.is_control(d)]
+    posts = [p for b in barrier for p in get_dependencies(dsk, b) if p[1] in files]
+    return [d for d in deps if d not in barrier] + posts
 
 
 def remote_reads(out: ht.DNDarray, src: ht.DNDarray) -> list[set[int]]:
