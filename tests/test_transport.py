@@ -10,7 +10,7 @@ import distributed
 import numpy as np
 import pytest
 import torch
-from conftest import LayoutBatch, layouts, splits_of
+from conftest import LayoutBatch, layouts, splits_of, values_of
 
 import dndask as ht
 from dndask import _distribution, _dndarray, _layout, _transport
@@ -157,6 +157,30 @@ def test_the_report_names_the_transport_and_the_bytes_per_pair(comm_of):
     assert _distribution.relayout_plan(x, src, dst, "tasks")[0] == ("tasks", expected)
     assert _distribution.relayout_plan(x, src, dst, "p2p")[0].transport == "p2p"
     assert _distribution.relayout_plan(x, src, src, "shm")[0] == ("none", {})
+
+
+@pytest.mark.timeout(120)
+def test_interleaved_chained_and_busy_relayouts_finish(client, comm_of):
+    """Relayouts submitted together, one after another, and one behind a rank's long task."""
+    comm = comm_of(4)
+    g = global_data((12, 8))
+    a = ht.array(g, split=0, comm=comm)
+    b = ht.array(g * 2, split=1, comm=comm)
+
+    def busy_rank_1(block, block_info=None):
+        if block_info[0]["chunk-location"][0] == 1:
+            time.sleep(1.0)
+        return block
+
+    x = a.to_dask().map_blocks(busy_rank_1, dtype=a.dtype)
+    slow = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit(1, method="shm")
+    y = b.resplit(0, method="shm")  # interleaved with slow's
+    chain = slow.resplit(None, method="shm").resplit(0, method="shm").resplit(1, method="shm")
+    mixed = (slow + b).resplit(0, method="shm") + y
+    got = values_of([slow, y, chain, mixed])
+    for value, expected in zip(got, [g, g * 2, g, g + 4 * g], strict=True):
+        np.testing.assert_array_equal(value, expected)
+    assert segments_gone(_transport.cluster_tag(client)) == []
 
 
 # ----------------------------------------------------------------- the choice
