@@ -11,7 +11,8 @@ squared singular values cut on the way (beyond the safety shift kept) add up to 
 error estimate, which bounds the true error. The top
 merge's ``U`` (``m x k``, ``k`` known only then) is fetched to the driver and
 sent back to rank 0 (split None, as Heat's); ``V = A^T U / S`` is a distributed
-product.
+product, with ``S`` the norms of ``A^T U``'s columns (Heat's), so that
+``U S V^T = U U^T A``, the projection whose error the estimate bounds.
 """
 
 from __future__ import annotations
@@ -156,14 +157,12 @@ def hsvd(
     header = np.asarray(packed[m + 1 :].numpy(), dtype=np.float64)
     k, err2 = int(header[0, 0]), float(header[0, 1])
     u = packed[:m, :k]
-    s_np = np.asarray(packed[m, :k].numpy())
     err = (math.sqrt(err2) / norm) if norm > 0 else 0.0
     if not (transposed or compute_sv):
         return u, err
     v = matmul(_swap_last(t), u)  # (A^T U), whose columns are S V
-    sigma = ((v * v).sum(axis=0)) ** 0.5
-    safe = _factories.array(np.where(s_np > 0, s_np, 1.0).astype(a.dtype), comm=comm)
-    v = v / safe
+    sigma = ((v * v).sum(axis=0)) ** 0.5  # S = ||A^T u_j||: then U S V^T = U U^T A exactly
+    v = v / (sigma + (sigma == 0))  # a zero column stays zero
     if transposed:  # t = A^T = u S v^T, hence A = v S u^T
         if compute_sv:
             return v, sigma, _swap_last(u), err

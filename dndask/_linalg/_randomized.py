@@ -50,11 +50,12 @@ def range_finder(a, rank: int, n_oversamples: int, power_iter: int, procs_to_mer
     m, n = a.shape
     ell = min(rank + n_oversamples, m, n)
     omega = _random.randn(n, ell, dtype=a.dtype, split=None, comm=a.comm)
-    q = qr(_rows(matmul(a, omega)), procs_to_merge=procs_to_merge).Q
+    # every basis is persisted (submitted, not awaited): the graphs stay one step deep
+    q = qr(_rows(matmul(a, omega)), procs_to_merge=procs_to_merge).Q.persist()
     ah = _swap_last(a, conjugate=True)
     for _ in range(power_iter):
-        z = qr(_rows(matmul(ah, q)), procs_to_merge=procs_to_merge).Q
-        q = qr(_rows(matmul(a, z)), procs_to_merge=procs_to_merge).Q
+        z = qr(_rows(matmul(ah, q)), procs_to_merge=procs_to_merge).Q.persist()
+        q = qr(_rows(matmul(a, z)), procs_to_merge=procs_to_merge).Q.persist()
     return q
 
 
@@ -123,7 +124,7 @@ def rsvd(
         a, svd_rank, n_oversamples, power_iter, qr_procs_to_merge, "rsvd", "svd_rank"
     )
     q = range_finder(a, rank, n_over, power, merge)
-    b = matmul(_swap_last(q, conjugate=True), a).resplit(None)
+    b = matmul(_swap_last(q, conjugate=True), a).resplit(None).persist()
     ell, n = b.shape
     real = np.empty(0, a.dtype).real.dtype
     outputs = [((ell, rank), a.dtype), ((rank,), real), ((rank, n), a.dtype)]
@@ -168,7 +169,7 @@ def reigh(
     if a.shape[0] != a.shape[1]:
         raise ValueError(f"`a` of `reigh` must be square, got shape {a.shape}")
     q = range_finder(a, rank, n_over, power, merge)
-    b = matmul(_swap_last(q, conjugate=True), matmul(a, q)).resplit(None)
+    b = matmul(_swap_last(q, conjugate=True), matmul(a, q)).resplit(None).persist()
     ell = b.shape[0]
     outputs = [((rank,), a.dtype), ((ell, rank), a.dtype)]
     values, w = _per_block(b, functools.partial(_eigh_small, rank=rank), outputs, "reigh-small")

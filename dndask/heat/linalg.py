@@ -617,3 +617,78 @@ __all__ = sorted({*__all__, "isvd"})
 def isvd(new_data, U_old, S_old, V_old, maxrank=None):
     """Heat's ``isvd(new_data, U_old, S_old, V_old, maxrank=None)``; ``V_old`` is ``Vh``."""
     return _face_tuple(_core_linalg.isvd(new_data, U_old, S_old, V_old, maxrank))
+
+
+__all__ = sorted({*__all__, "solve"})
+
+
+def _heat_solve_plan(A, b):
+    """Heat's reading of ``solve(A, b)``: ``b``'s non-batched axis (its last axis when
+    that has ``n`` entries, a batch of vectors; else its second last, a batch of
+    matrices), Heat's layout errors, and the result's shape and split."""
+    n = A.shape[-1]
+    if b.shape[-1] == n:
+        axis = b.ndim - 1
+    elif b.ndim > 1 and b.shape[-2] == n:
+        axis = b.ndim - 2
+    else:
+        raise ValueError(f"`b` of shape {b.shape} does not fit `A` of shape {A.shape} in `solve`")
+    if b.is_distributed() and b.split == axis:
+        raise NotImplementedError(
+            f"`solve` with `b` split along its non-batched axis {axis} is not supported "
+            "(as in Heat)"
+        )
+    if A.is_distributed():
+        if A.split > A.ndim - 3:
+            raise NotImplementedError(
+                f"`solve` with `A` split along a matrix axis ({A.split}) is not supported "
+                "(as in Heat)"
+            )
+        if b.is_distributed() and A.split != b.split:
+            raise ValueError(f"`A` and `b` of `solve` must share the split, got {A.split}, {b.split}")
+    if b.shape[:axis] == A.shape[:-2]:
+        return axis, b.shape, b.split
+    if axis == 0 and A.ndim > 2:
+        split = b.split if A.split is None else A.split
+        if split is not None and A.split is None:
+            split += A.ndim - 2
+        return axis, A.shape[:-2] + b.shape, split
+    raise ValueError(
+        f"`solve` of `A` of shape {A.shape} (split {A.split}) and `b` of shape {b.shape} "
+        f"(split {b.split}) is not a batched system Heat reads"
+    )
+
+
+def solve(A, b, out=None):
+    """Heat's ``solve``: ``A`` ``(*, n, n)`` with ``b`` ``(*, n)`` (vectors), ``(*, n, k)``,
+    ``(n,)`` or ``(n, k)`` (the last two broadcast over ``*``), read as Heat reads them
+    (:func:`_heat_solve_plan`); split only along batch axes (``b`` also along its
+    columns). Eager, as Heat: a singular matrix raises torch's ``RuntimeError`` at
+    the call. ``out`` must have the result's shape and split; an integer ``out`` is
+    cast to the result's type in place (Heat's)."""
+    for name, v in (("A", A), ("b", b)):
+        if not isinstance(v, _dndarray.DNDarray):
+            raise TypeError(f"`{name}` of `solve` must be a DNDarray, got {type(v).__name__}")
+    if out is not None and not isinstance(out, _dndarray.DNDarray):
+        raise TypeError(f"`out` of `solve` must be a DNDarray, got {type(out).__name__}")
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"`A` of `solve` must be square in its last two axes, got {A.shape}")
+    axis, shape, split = _heat_solve_plan(A, b)
+    if out is not None:
+        if out.shape != shape:
+            raise ValueError(f"`out` of `solve` must have shape {shape}, got {out.shape}")
+        if out.split != split:
+            raise ValueError(f"`out` of `solve` must have split {split}, got {out.split}")
+    vectors = axis == b.ndim - 1 and b.ndim > 1
+    rhs = _manipulation.expand_dims(b, -1) if vectors else b
+    x = _core_linalg.solve(A, rhs)
+    if vectors:
+        x = x[..., 0]
+    if x.split != split:
+        x = x.resplit(split)
+    x.persist_(wait=True)  # Heat is eager: a singular matrix raises here
+    if out is None:
+        return _adapt.face(x)
+    if out.dtype != x.dtype:
+        out.astype(x.dtype, copy=False)
+    return _adapt.face(_adapt.into(out, x, "solve"))
