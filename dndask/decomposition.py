@@ -16,9 +16,9 @@ import numbers
 import numpy as np
 
 from . import _dndarray, _manipulation
-from .base import BaseEstimator, TransformMixin
 from ._linalg import hsvd_rank, hsvd_rtol, matmul, rsvd, svd
 from ._linalg._tsqr import _swap_last
+from .base import BaseEstimator, TransformMixin
 
 __all__ = ["IncrementalPCA", "PCA"]
 

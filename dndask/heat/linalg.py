@@ -645,7 +645,9 @@ def _heat_solve_plan(A, b):
                 "(as in Heat)"
             )
         if b.is_distributed() and A.split != b.split:
-            raise ValueError(f"`A` and `b` of `solve` must share the split, got {A.split}, {b.split}")
+            raise ValueError(
+                f"`A` and `b` of `solve` must share the split, got {A.split}, {b.split}"
+            )
     if b.shape[:axis] == A.shape[:-2]:
         return axis, b.shape, b.split
     if axis == 0 and A.ndim > 2:
