@@ -7,8 +7,9 @@ as its transpose). Every rank truncates the SVD of its column block to
 and the truncated factors are merged up a tree: each merge stacks its members'
 ``U S`` side by side and truncates their SVD again, on the first member's rank.
 Only the truncated factors (``m x (rank + safetyshift)`` each) travel. The
-squared singular values cut on the way (beyond the safety shift kept) add up to the
-error estimate, which bounds the true error. The top
+squared singular values cut on the way, and those of the safety shift's columns
+(kept, but counted as Heat counts them), add up to the error estimate, which bounds
+the true error. The top
 merge's ``U`` (``m x k``, ``k`` known only then) is fetched to the driver and
 sent back to rank 0 (split None, as Heat's); ``V = A^T U / S`` is a distributed
 product, with ``S`` the norms of ``A^T U``'s columns (Heat's), so that
@@ -57,7 +58,9 @@ def _truncate(block, maxrank, atol, safetyshift: int, scale: bool):
         ideal = int(np.nonzero(np.append(tails, 0.0) < atol)[0].min())
         rank = min(rank, ideal)
     rank = max(min(s.shape[0], max(rank, 0) + safetyshift), 1)
-    err = float(np.sum(s[rank:].astype(np.float64) ** 2))  # what this truncation cuts
+    # Heat's estimate: what is cut, and the safety shift's columns too (kept, but
+    # counted), so that the estimate stays above the true error when nothing is cut
+    err = float(np.sum(s[max(rank - safetyshift, 0) :].astype(np.float64) ** 2))
     u, s = u[:, :rank], s[:rank]
     return (u * s if scale else u), s, err
 
