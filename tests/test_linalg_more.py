@@ -12,6 +12,7 @@ import pytest
 import scipy.linalg
 
 import dndask as ht
+import dndask.heat as hf
 from dndask._linalg._spectral import qdwh_weights
 
 RNG = np.random.default_rng(20261206)
@@ -328,3 +329,22 @@ def test_isvd_bad_inputs(comm_of):
         ht.linalg.isvd(new, u, ht.zeros(2, comm=comm), vh)
     with pytest.raises(ValueError, match="`new_data` must have 10 rows"):
         ht.linalg.isvd(ht.zeros((9, 3), comm=comm), u, ht.zeros(2, comm=comm), vh[:2])
+
+
+def test_face_hsvd_return_forms(comm_of):
+    """Heat's forms: ``(U, S, V.T, err)``; without ``compute_sv`` ``(U, err)``, or
+    ``(V.T, err)`` (``k x m``) for a row-split matrix; ``err`` a 0-d array of A's type;
+    ``hsvd_rtol``'s arguments in Heat's order."""
+    comm = comm_of(3)
+    x_np = low_rank(12, 9, 3)
+    for split in (0, 1):
+        x = hf.array(x_np, split=split, comm=comm)
+        u, err = hf.linalg.hsvd_rank(x, 3)
+        assert err.shape == () and err.dtype == hf.float64 and float(err) >= 0
+        left = np.linalg.svd(x_np)[0][:, :3]
+        got = u.numpy().T if split == 0 else u.numpy()
+        assert u.shape == ((3, 12) if split == 0 else (12, 3))
+        np.testing.assert_allclose(np.abs(left.T @ got), np.eye(3), atol=1e-8)
+        u, s, vt, err = hf.linalg.hsvd_rtol(x, 1e-3, True, 3, None, 0)  # maxrank=3, safetyshift=0
+        np.testing.assert_allclose((u.numpy() * s.numpy()) @ vt.numpy(), x_np, atol=1e-8)
+        assert u.shape == (12, 3)

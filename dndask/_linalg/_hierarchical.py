@@ -59,8 +59,9 @@ def _truncate(block, maxrank, atol, safetyshift: int, scale: bool):
         rank = min(rank, ideal)
     rank = max(min(s.shape[0], max(rank, 0) + safetyshift), 1)
     # Heat's estimate: what is cut, and the safety shift's columns too (kept, but
-    # counted), so that the estimate stays above the true error when nothing is cut
-    err = float(np.sum(s[max(rank - safetyshift, 0) :].astype(np.float64) ** 2))
+    # counted), so that it stays above the true error; Heat's slice, also where
+    # ``rank - safetyshift`` is negative (then the last singular values)
+    err = float(np.sum(s[rank - safetyshift :].astype(np.float64) ** 2))
     u, s = u[:, :rank], s[:rank]
     return (u * s if scale else u), s, err
 

@@ -8,7 +8,15 @@ import warnings
 
 import numpy as np
 
-from .. import _dndarray, _elementwise, _manipulation, _random, _reductions, _torch
+from .. import (
+    _dndarray,
+    _elementwise,
+    _factories,
+    _manipulation,
+    _random,
+    _reductions,
+    _torch,
+)
 from .. import linalg as _core_linalg
 from . import _adapt, types
 
@@ -586,29 +594,44 @@ def eigh(A, r_max_zolopd=8, silent=True):
 __all__ = sorted({*__all__, "hsvd_rank", "hsvd_rtol"})
 
 
+def _heat_hsvd_result(A, result, compute_sv: bool):
+    """Heat's return forms: the error estimate a 0-d array of ``A``'s type, and without
+    ``compute_sv`` for a row-split ``A`` the transposed left singular vectors
+    (``k x m``, Heat's ``V.T``)."""
+    *factors, err = result
+    err = _factories.array(err, dtype=_dtype(A), comm=A.comm)
+    if not compute_sv and A.split == 0:
+        factors = [_manipulation.transpose(factors[0])]
+    return _face_tuple((*factors, err))
+
+
 def hsvd_rank(A, maxrank, compute_sv=False, maxmergedim=None, safetyshift=5, silent=True):
-    """Heat's ``hsvd_rank`` (``silent`` is accepted; dndask prints nothing)."""
-    return _face_tuple(
-        _core_linalg.hsvd_rank(
-            A, maxrank, compute_sv=compute_sv, maxmergedim=maxmergedim, safetyshift=safetyshift
-        )
+    """Heat's ``hsvd_rank``: ``(U, S, V.T, err)`` with ``compute_sv``, else ``(U, err)``
+    (``(V.T, err)`` for a row-split ``A``, as Heat's); ``err`` a 0-d array. ``silent``
+    is accepted (dndask prints nothing)."""
+    result = _core_linalg.hsvd_rank(
+        A, maxrank, compute_sv=compute_sv, maxmergedim=maxmergedim, safetyshift=safetyshift
     )
+    return _heat_hsvd_result(A, result, compute_sv)
 
 
 def hsvd_rtol(
     A,
     rtol,
     compute_sv=False,
-    no_of_merges=None,
     maxrank=None,
     maxmergedim=None,
     safetyshift=5,
+    no_of_merges=None,
     silent=True,
 ):
-    """Heat's ``hsvd_rtol`` (``silent`` is accepted; dndask prints nothing)."""
-    return _face_tuple(
-        _core_linalg.hsvd_rtol(A, rtol, compute_sv, no_of_merges, maxrank, maxmergedim, safetyshift)
-    )
+    """Heat's ``hsvd_rtol`` (Heat's argument order and return forms, see
+    :func:`hsvd_rank`; ``silent`` is accepted, dndask prints nothing)."""
+    result = _core_linalg.hsvd_rtol(
+        A, rtol, compute_sv=compute_sv, no_of_merges=no_of_merges, maxrank=maxrank,
+        maxmergedim=maxmergedim, safetyshift=safetyshift,
+    )  # fmt: skip
+    return _heat_hsvd_result(A, result, compute_sv)
 
 
 __all__ = sorted({*__all__, "isvd"})
