@@ -18,7 +18,6 @@ import numpy as np
 from . import _dndarray, _manipulation
 from ._linalg import hsvd_rank, hsvd_rtol, matmul, rsvd, svd
 from ._linalg._tsqr import _swap_last
-from .base import BaseEstimator, TransformMixin
 
 __all__ = ["IncrementalPCA", "PCA"]
 
@@ -66,7 +65,7 @@ def _check_components(value) -> None:
         raise ValueError(f"`n_components` as a float must be in (0, 1), got {value}")
 
 
-class PCA(TransformMixin, BaseEstimator):
+class PCA:
     """Principal component analysis: the top right singular vectors of the centred data.
 
     Parameters
@@ -178,7 +177,7 @@ class PCA(TransformMixin, BaseEstimator):
         return matmul(X, self.components_) + self.mean_
 
 
-class IncrementalPCA(TransformMixin, BaseEstimator):
+class IncrementalPCA:
     """PCA fitted batch by batch (``partial_fit``), as scikit-learn's ``IncrementalPCA``.
 
     ``n_components_`` is at most ``n_components``, the number of features and the

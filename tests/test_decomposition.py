@@ -94,13 +94,13 @@ def test_bad_inputs(comm_of):
 
 
 def test_estimator_protocol_and_heat_checks(comm_of, tmp_path):
-    """Both are scikit-learn transformers; ``y`` must be None; a reduced ``X`` of the
+    """The face's are scikit-learn transformers; ``y`` must be None; a reduced ``X`` of the
     wrong type or width is a TypeError/ValueError; IncrementalPCA keeps at most the rank
     its data can have (Heat's), its attributes None before the first batch."""
     comm = comm_of(3)
-    for est in (ht.decomposition.PCA(), ht.decomposition.IncrementalPCA()):
+    for est in (hf.decomposition.PCA(), hf.decomposition.IncrementalPCA()):
         assert is_estimator(est) and is_transformer(est)
-        assert set(est.get_params()) >= {"n_components"}
+        assert set(est.get_params()) >= {"n_components", "copy", "whiten"}
     x_np = data(30)
     x = ht.array(x_np, split=0, comm=comm)
     pca = ht.decomposition.PCA(n_components=2, svd_solver="full")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numbers
 
 from .. import _dndarray
+from .. import base as _estimators
 from .. import decomposition as _core
 from .. import load_hdf5 as _load_hdf5
 from . import _adapt, io
@@ -22,9 +23,10 @@ class _Faced:
         return _adapt.face(value) if name.endswith("_") and not name.startswith("_") else value
 
 
-class PCA(_Faced, _core.PCA):
+class PCA(_Faced, _estimators.TransformMixin, _estimators.BaseEstimator, _core.PCA):
     """Heat's ``PCA``: ``copy``/``whiten``/``tol``/``power_iteration_normalizer`` are checked
-    as Heat checks them (only their defaults are supported, as in Heat)."""
+    as Heat checks them (only their defaults are supported, as in Heat); a scikit-learn
+    transformer (``ht.is_estimator``, ``ht.is_transformer``, ``get_params``)."""
 
     def __init__(
         self,
@@ -106,7 +108,9 @@ class PCA(_Faced, _core.PCA):
         return _adapt.face(super().inverse_transform(X))
 
 
-class IncrementalPCA(_Faced, _core.IncrementalPCA):
+class IncrementalPCA(
+    _Faced, _estimators.TransformMixin, _estimators.BaseEstimator, _core.IncrementalPCA
+):
     """Heat's ``IncrementalPCA(n_components=None, copy=True, whiten=False, batch_size=None)``."""
 
     def __init__(self, n_components=None, copy=True, whiten=False, batch_size=None):
