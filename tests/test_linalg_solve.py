@@ -112,3 +112,15 @@ def test_face_rand_complex(comm_of):
     assert x.dtype == np.complex128
     for part in (x.real, x.imag):
         assert part.min() >= 0.0 and part.max() < 1.0 and part.std() > 0.1
+
+
+def test_face_matmul_operator_is_heats_matmul(comm_of):
+    """``a @ b`` is Heat's ``matmul``: a stack times a stack of vectors is its
+    ``NotImplementedError`` (Heat's test of ``solve`` relies on it), matrices multiply."""
+    comm = comm_of(2)
+    a_np, b_np = system((4, 3, 3), (4, 3), np.float64)
+    with pytest.raises(NotImplementedError, match="stack of matrices and a vector"):
+        hf.array(a_np, split=0, comm=comm) @ hf.array(b_np, split=0, comm=comm)
+    m = hf.array(a_np[0], split=0, comm=comm)
+    np.testing.assert_allclose((m @ m).numpy(), a_np[0] @ a_np[0])
+    np.testing.assert_allclose((a_np[1] @ m).numpy(), a_np[1] @ a_np[0])
