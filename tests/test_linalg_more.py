@@ -145,6 +145,32 @@ def test_lanczos_full_and_partial(comm_of, n):
     np.testing.assert_allclose(V[:, 0], np.ones(16) / 4, atol=1e-12)
 
 
+@pytest.mark.parametrize(
+    ("n", "rows", "split", "dtype", "v0_split"),
+    [
+        (5, 4, 0, np.float64, None),  # an empty rank; v0 laid out like A's rows
+        (2, 9, None, np.float32, 0),  # one chunk; a split v0 gathered
+        (1, 6, 0, np.complex64, None),
+    ],
+)
+def test_lanczos_layouts(comm_of, n, rows, split, dtype, v0_split):
+    """Every layout of the per-rank graph against the Lanczos relations: V^H V = I,
+    V^H A V = T (tridiagonal, real), V T V^H = A for m = n; V's split is A's."""
+    comm = comm_of(n)
+    g = RNG.standard_normal((rows, rows)) + (
+        1j * RNG.standard_normal((rows, rows)) if np.dtype(dtype).kind == "c" else 0
+    )
+    a_np = (g @ g.conj().T + rows * np.eye(rows)).astype(dtype)
+    v0 = ht.array(RNG.standard_normal(rows).astype(dtype), split=v0_split, comm=comm)
+    v, t = ht.linalg.lanczos(ht.array(a_np, split=split, comm=comm), rows, v0=v0)
+    V, T = v.numpy(), t.numpy()
+    t_ = 50 * tol(np.empty(0, dtype).real.dtype)
+    assert v.split == split and v.dtype == dtype and T.dtype == np.empty(0, dtype).real.dtype
+    assert orthonormal_error(V) < t_
+    np.testing.assert_allclose(V.conj().T @ a_np @ V, T, atol=t_ * np.abs(a_np).max())
+    np.testing.assert_allclose(V @ T @ V.conj().T, a_np, atol=t_ * np.abs(a_np).max())
+
+
 def test_lanczos_bad_inputs(comm_of):
     comm = comm_of(2)
     with pytest.raises(ValueError, match="`m` must be at most n = 4, got 5"):
