@@ -193,6 +193,7 @@ def test_rsvd_and_reigh_recover_low_rank_matrices(comm_of, n, split, dtype):
     u, s, vh = ht.linalg.rsvd(ht.array(x_np, split=split, comm=comm), 4, n_oversamples=3)
     U, S, VH = u.numpy(), s.numpy(), vh.numpy()
     assert U.shape == (30, 4) and S.shape == (4,) and VH.shape == (4, 20)
+    assert u.split == (None if split is None else 0)  # an unsplit matrix: one task
     assert orthonormal_error(U) < tol(dtype) and orthonormal_error(VH.T) < tol(dtype)
     scale = np.linalg.norm(x_np)
     assert np.linalg.norm((U * S) @ VH - x_np) / scale < 10 * tol(dtype)
@@ -204,6 +205,12 @@ def test_rsvd_and_reigh_recover_low_rank_matrices(comm_of, n, split, dtype):
     expected = np.sort(np.linalg.eigvalsh(sym.astype(np.float64)))[::-1][:3]
     np.testing.assert_allclose(values.numpy(), expected, rtol=10 * tol(dtype))
     assert orthonormal_error(vectors.numpy()) < tol(dtype)
+    assert vectors.split == (None if split is None else 0)
+    # the power iterations of the one-task and distributed paths
+    u, s, vh = ht.linalg.rsvd(ht.array(x_np, split=split, comm=comm), 4, 2, power_iter=2)
+    U, S, VH = u.numpy(), s.numpy(), vh.numpy()
+    assert np.linalg.norm((U * S) @ VH - x_np) / scale < 10 * tol(dtype)
+    assert orthonormal_error(U) < tol(dtype)
 
 
 def test_randomized_bad_inputs(comm_of):
