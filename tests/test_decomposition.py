@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import h5py
 import numpy as np
 import pytest
 import sklearn.decomposition as skd
 
 import dndask as ht
+import dndask.heat as hf
+from dndask.base import is_estimator, is_transformer
 
 RNG = np.random.default_rng(20261206)
 
@@ -88,3 +91,58 @@ def test_bad_inputs(comm_of):
         ValueError, match=r"`n_components` must be at most min\(n_samples, n_features\) = 4"
     ):
         ht.decomposition.PCA(n_components=5, svd_solver="full").fit(x)
+
+
+def test_estimator_protocol_and_heat_checks(comm_of, tmp_path):
+    """The face's are scikit-learn transformers; ``y`` must be None; a reduced ``X`` of the
+    wrong type or width is a TypeError/ValueError; IncrementalPCA keeps at most the rank
+    its data can have (Heat's), its attributes None before the first batch."""
+    comm = comm_of(3)
+    for est in (hf.decomposition.PCA(), hf.decomposition.IncrementalPCA()):
+        assert is_estimator(est) and is_transformer(est)
+        assert set(est.get_params()) >= {"n_components", "copy", "whiten"}
+    x_np = data(30)
+    x = ht.array(x_np, split=0, comm=comm)
+    pca = ht.decomposition.PCA(n_components=2, svd_solver="full")
+    with pytest.raises(ValueError, match="`y` is not used by a PCA"):
+        pca.fit(x, x)
+    pca.fit(x)
+    with pytest.raises(TypeError, match="`X` must be a DNDarray"):
+        pca.inverse_transform("abc")
+    with pytest.raises(ValueError, match="2 columns"):
+        pca.inverse_transform(ht.ones((3, 6), comm=comm))
+    ipca = ht.decomposition.IncrementalPCA(n_components=10)
+    assert ipca.components_ is None and ipca.mean_ is None and ipca.n_components_ is None
+    with pytest.raises(ValueError, match="`y` is not used by a PCA"):
+        ipca.partial_fit(x, y="labels")
+    ipca.partial_fit(ht.array(x_np[:4], split=0, comm=comm))
+    assert ipca.n_components_ == 4  # four samples: rank 4 at most
+    ipca.partial_fit(ht.array(x_np[4:], split=0, comm=comm))
+    assert ipca.n_components_ == 6  # six features
+    ref = np.linalg.svd(x_np - x_np.mean(axis=0), compute_uv=False)
+    np.testing.assert_allclose(ipca.singular_values_.numpy(), ref, rtol=1e-8)
+    with pytest.raises(ValueError, match="6 columns"):
+        ipca.inverse_transform(ht.ones((2, 5), comm=comm))
+
+
+def test_face_pca_heat_rules(comm_of, tmp_path):
+    """The face: ``random_state`` seeds the generator, the hierarchical solver needs rows
+    split, and IncrementalPCA.fit reads an HDF5 file in blocks of rows."""
+    comm = comm_of(3)
+    hf.decomposition.PCA(svd_solver="randomized", random_state=1234)
+    assert hf.random.get_state()[1] == 1234
+    x_np = data(31)
+    with pytest.raises(ValueError, match="split along axis 0"):
+        hf.decomposition.PCA(n_components=2).fit(hf.array(x_np, split=1, comm=comm))
+    path = tmp_path / "x.h5"
+    with h5py.File(path, "w") as f:
+        f["data"] = x_np
+    ipca = hf.decomposition.IncrementalPCA(n_components=10)  # more than the 6 features
+    ipca.fit(path=str(path), chunk_size=10, dataset="data")
+    assert ipca.n_samples_seen_ == 31 and ipca.n_components_ == 6
+    ref = np.linalg.svd(x_np - x_np.mean(axis=0), compute_uv=False)
+    np.testing.assert_allclose(ipca.singular_values_.numpy(), ref, rtol=1e-8)
+    with pytest.raises(ValueError, match="`chunk_size` must be at most the 31 rows"):
+        ipca.fit(path=str(path), chunk_size=40, dataset="data")
+    with pytest.raises(ValueError, match="must name an HDF5 file"):
+        ipca.fit(path=str(tmp_path / "x.txt"), chunk_size=5)

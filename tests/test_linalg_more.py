@@ -12,6 +12,7 @@ import pytest
 import scipy.linalg
 
 import dndask as ht
+import dndask.heat as hf
 from dndask._linalg._spectral import qdwh_weights
 
 RNG = np.random.default_rng(20261206)
@@ -144,6 +145,32 @@ def test_lanczos_full_and_partial(comm_of, n):
     np.testing.assert_allclose(V[:, 0], np.ones(16) / 4, atol=1e-12)
 
 
+@pytest.mark.parametrize(
+    ("n", "rows", "split", "dtype", "v0_split"),
+    [
+        (5, 4, 0, np.float64, None),  # an empty rank; v0 laid out like A's rows
+        (2, 9, None, np.float32, 0),  # one chunk; a split v0 gathered
+        (1, 6, 0, np.complex64, None),
+    ],
+)
+def test_lanczos_layouts(comm_of, n, rows, split, dtype, v0_split):
+    """Every layout of the per-rank graph against the Lanczos relations: V^H V = I,
+    V^H A V = T (tridiagonal, real), V T V^H = A for m = n; V's split is A's."""
+    comm = comm_of(n)
+    g = RNG.standard_normal((rows, rows)) + (
+        1j * RNG.standard_normal((rows, rows)) if np.dtype(dtype).kind == "c" else 0
+    )
+    a_np = (g @ g.conj().T + rows * np.eye(rows)).astype(dtype)
+    v0 = ht.array(RNG.standard_normal(rows).astype(dtype), split=v0_split, comm=comm)
+    v, t = ht.linalg.lanczos(ht.array(a_np, split=split, comm=comm), rows, v0=v0)
+    V, T = v.numpy(), t.numpy()
+    t_ = 50 * tol(np.empty(0, dtype).real.dtype)
+    assert v.split == split and v.dtype == dtype and T.dtype == np.empty(0, dtype).real.dtype
+    assert orthonormal_error(V) < t_
+    np.testing.assert_allclose(V.conj().T @ a_np @ V, T, atol=t_ * np.abs(a_np).max())
+    np.testing.assert_allclose(V @ T @ V.conj().T, a_np, atol=t_ * np.abs(a_np).max())
+
+
 def test_lanczos_bad_inputs(comm_of):
     comm = comm_of(2)
     with pytest.raises(ValueError, match="`m` must be at most n = 4, got 5"):
@@ -166,6 +193,7 @@ def test_rsvd_and_reigh_recover_low_rank_matrices(comm_of, n, split, dtype):
     u, s, vh = ht.linalg.rsvd(ht.array(x_np, split=split, comm=comm), 4, n_oversamples=3)
     U, S, VH = u.numpy(), s.numpy(), vh.numpy()
     assert U.shape == (30, 4) and S.shape == (4,) and VH.shape == (4, 20)
+    assert u.split == (None if split is None else 0)  # an unsplit matrix: one task
     assert orthonormal_error(U) < tol(dtype) and orthonormal_error(VH.T) < tol(dtype)
     scale = np.linalg.norm(x_np)
     assert np.linalg.norm((U * S) @ VH - x_np) / scale < 10 * tol(dtype)
@@ -177,6 +205,12 @@ def test_rsvd_and_reigh_recover_low_rank_matrices(comm_of, n, split, dtype):
     expected = np.sort(np.linalg.eigvalsh(sym.astype(np.float64)))[::-1][:3]
     np.testing.assert_allclose(values.numpy(), expected, rtol=10 * tol(dtype))
     assert orthonormal_error(vectors.numpy()) < tol(dtype)
+    assert vectors.split == (None if split is None else 0)
+    # the power iterations of the one-task and distributed paths
+    u, s, vh = ht.linalg.rsvd(ht.array(x_np, split=split, comm=comm), 4, 2, power_iter=2)
+    U, S, VH = u.numpy(), s.numpy(), vh.numpy()
+    assert np.linalg.norm((U * S) @ VH - x_np) / scale < 10 * tol(dtype)
+    assert orthonormal_error(U) < tol(dtype)
 
 
 def test_randomized_bad_inputs(comm_of):
@@ -267,16 +301,25 @@ def test_hsvd_error_estimates_bound_the_true_error(comm_of, n, split, dtype):
         @ RNG.standard_normal((30, 30))
     ).astype(dtype)
     x = ht.array(x_np, split=split, comm=comm)
-    for u, s, vh, err in (
-        ht.linalg.hsvd_rank(x, 4, compute_sv=True),
-        ht.linalg.hsvd_rtol(x, 1e-2, compute_sv=True),
+    for bound, (u, s, vh, err) in (
+        (1.0, ht.linalg.hsvd_rank(x, 4, compute_sv=True)),
+        (1e-2, ht.linalg.hsvd_rtol(x, 1e-2, compute_sv=True)),
     ):
         U, S, VH = u.numpy(), s.numpy(), vh.numpy()
         true = np.linalg.norm((U * S) @ VH - x_np) / np.linalg.norm(x_np)
-        assert true <= err * 1.01 + 10 * tol(dtype)
+        # U S Vh is the projection of A on U's (or Vh's) span: the estimate bounds it
+        assert true <= err * (1 + 10 * tol(dtype)) + 10 * tol(dtype)
+        assert true <= bound + 10 * tol(dtype)  # hsvd_rtol's promise: the true error
+        basis = U if split != 0 else VH.T
+        projection = basis @ basis.T @ x_np if split != 0 else x_np @ basis @ basis.T
+        np.testing.assert_allclose((U * S) @ VH, projection, atol=10 * tol(dtype))
         assert orthonormal_error(U if split != 0 else VH.T) < 10 * tol(dtype)
     assert ht.linalg.hsvd_rank(x, 4)[0].shape == (20, 4)
-    assert ht.linalg.hsvd_rtol(x, 1e-2)[1] <= 1e-2
+    # nothing cut (rank 20 of a 20-row matrix): Heat's estimate still counts the
+    # safety shift's columns, so it stays above the (rounding-level) true error
+    u, s, vh, err = ht.linalg.hsvd_rank(x, 20, compute_sv=True)
+    true = np.linalg.norm((u.numpy() * s.numpy()) @ vh.numpy() - x_np) / np.linalg.norm(x_np)
+    assert true <= err or true < 10 * tol(dtype)
 
 
 def test_hsvd_bad_inputs(comm_of):
@@ -319,3 +362,22 @@ def test_isvd_bad_inputs(comm_of):
         ht.linalg.isvd(new, u, ht.zeros(2, comm=comm), vh)
     with pytest.raises(ValueError, match="`new_data` must have 10 rows"):
         ht.linalg.isvd(ht.zeros((9, 3), comm=comm), u, ht.zeros(2, comm=comm), vh[:2])
+
+
+def test_face_hsvd_return_forms(comm_of):
+    """Heat's forms: ``(U, S, V.T, err)``; without ``compute_sv`` ``(U, err)``, or
+    ``(V.T, err)`` (``k x m``) for a row-split matrix; ``err`` a 0-d array of A's type;
+    ``hsvd_rtol``'s arguments in Heat's order."""
+    comm = comm_of(3)
+    x_np = low_rank(12, 9, 3)
+    for split in (0, 1):
+        x = hf.array(x_np, split=split, comm=comm)
+        u, err = hf.linalg.hsvd_rank(x, 3)
+        assert err.shape == () and err.dtype == hf.float64 and float(err) >= 0
+        left = np.linalg.svd(x_np)[0][:, :3]
+        got = u.numpy().T if split == 0 else u.numpy()
+        assert u.shape == ((3, 12) if split == 0 else (12, 3))
+        np.testing.assert_allclose(np.abs(left.T @ got), np.eye(3), atol=1e-8)
+        u, s, vt, err = hf.linalg.hsvd_rtol(x, 1e-3, True, 3, None, 0)  # maxrank=3, safetyshift=0
+        np.testing.assert_allclose((u.numpy() * s.numpy()) @ vt.numpy(), x_np, atol=1e-8)
+        assert u.shape == (12, 3)

@@ -1,24 +1,30 @@
 """Krylov methods: the conjugate gradient solver ``cg`` and the Lanczos process ``lanczos``.
 
-Both run their loop in the driver over distributed vectors: every product is a
+``cg`` runs its loop in the driver over distributed vectors: every product is a
 distributed ``matmul`` and every iterate is persisted where it lives, so the
-graphs never grow with the iteration count. ``cg`` fetches two scalars per
-iteration (its step lengths and the residual norm, for the stopping test);
-``lanczos`` fetches nothing until the end: its coefficients stay 0-d arrays on
-the workers and are gathered once to build ``T``.
+graphs never grow with the iteration count; it fetches two scalars per
+iteration (its step lengths and the residual norm, for the stopping test).
+``lanczos`` has no data-dependent stop: its ``m`` steps are one graph of small
+per-rank tasks, submitted once, and nothing is fetched on the way.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 
 import numpy as np
+from dask.base import tokenize
 
-from .. import _dndarray, _factories, _manipulation, _random
+from .. import _dndarray, _factories, _graph, _layout, _random
+from .._compat import List, Task, TaskRef
+from .._distribution import relayout
+from .._layout import Distribution
+from ._build import _wrap, _zeros
 from ._checks import _check_array
 from ._products import matmul
 from ._randomized import check_count
-from ._tsqr import _swap_last
 
 
 def _scalar(x: _dndarray.DNDarray) -> complex:
@@ -128,8 +134,150 @@ def cg(
     return x
 
 
+def _vector(w_parts, rows: int, offset: int):
+    """``v = w / |w|`` and this rank's rows of it, from every rank's ``(w_r, |w_r|^2)``."""
+    beta = _lanczos_beta(w_parts)
+    w = np.concatenate([np.asarray(p[0]) for p in w_parts])
+    return w / beta, w[offset : offset + rows] / beta
+
+
+def _lanczos_basis(basis, w_parts, rows: int, offset: int):
+    """This rank's rows of the basis with the next Lanczos vector appended."""
+    _, v_rows = _vector(w_parts, rows, offset)
+    return np.concatenate([basis, v_rows[:, None]], axis=1)
+
+
+def _lanczos_step(a_rows, basis, w_parts, rows: int, offset: int):
+    """This rank's rows of ``w = A v`` and its part of the first Gram-Schmidt
+    coefficients ``V_r^H w_r`` (``V_r`` with ``v``'s rows appended)."""
+    v, v_rows = _vector(w_parts, rows, offset)
+    basis = np.concatenate([basis, v_rows[:, None]], axis=1)
+    w = np.asarray(a_rows) @ v
+    return w, basis.conj().T @ w
+
+
+def _coefficients(parts):
+    """The sum of the ranks' parts of a coefficient vector."""
+    return functools.reduce(operator.add, (p[1] for p in parts))
+
+
+def _lanczos_project(parts, own: int, basis):
+    """``w_r - V_r c`` (``c`` summed from every rank's part, here) and its part of the
+    second coefficients ``V_r^H w_r``."""
+    w = parts[own][0] - basis @ _coefficients(parts)
+    return w, basis.conj().T @ w
+
+
+def _lanczos_finish(parts, own: int, basis):
+    """``w_r - V_r c``, this rank's rows of the next (unnormalized) vector, and its
+    squared norm."""
+    w = parts[own][0] - basis @ _coefficients(parts)
+    return w, float(np.vdot(w, w).real)
+
+
+def _lanczos_beta(parts) -> float:
+    """``beta``: the norm of a vector from its ranks' squared norms."""
+    return math.sqrt(sum(p[1] for p in parts))
+
+
+def _lanczos_first(v_rows):
+    """The start vector's rows, as the ``(w_r, |w_r|^2)`` part of a step."""
+    v_rows = np.asarray(v_rows)
+    return v_rows, float(np.vdot(v_rows, v_rows).real)
+
+
+def _lanczos_alpha(parts, j: int) -> float:
+    """``alpha_j = v_j^H A v_j``: the ``j``-th first coefficient of step ``j``."""
+    return float(_coefficients(parts)[j].real)
+
+
+def _lanczos_t(alphas, betas, dtype):
+    """The tridiagonal ``T`` from the ``alpha_j`` and ``beta_j``."""
+    off = np.asarray(betas, dtype=dtype)
+    return np.diag(np.asarray(alphas, dtype=dtype)) + np.diag(off, 1) + np.diag(off, -1)
+
+
+def _lanczos_graph(a, v, m: int, real):
+    """The whole process as one graph of small tasks, ``4 P + 2`` a step on ``P`` ranks.
+
+    Rank ``r`` keeps its rows of ``A`` and of the basis ``V``. A step is three
+    rounds: ``A v`` with the first Gram-Schmidt coefficients, the first projection
+    with the second coefficients, the second projection with the squared norm. After
+    each round every rank reads every rank's part (its rows of ``w``, ``n`` numbers
+    in all, and a coefficient vector) and sums the coefficients itself, so the
+    critical path is three tasks a step, with no detour through a root. ``alpha``
+    and ``beta`` are summed on rank 0 beside it, for ``T``. Nothing is fetched on
+    the way: the driver submits the graph once.
+    """
+    comm, arr, varr = a.comm, a.to_dask(), v.to_dask()
+    split = a.split
+    counts = a.distribution.counts if split == 0 else (a.shape[0],)
+    ranks = [r for r, c in enumerate(counts) if c] or [0]
+    offsets = _layout.displacements(counts)
+    name = f"lanczos-{tokenize(arr.name, varr.name, m)}"
+    dsk, task_ranks = {}, {}
+
+    def add(key, rank, *args):
+        dsk[key] = Task(key, *args)
+        task_ranks[key] = rank
+        return TaskRef(key)
+
+    def on_ranks(label, j, fn, *args):
+        return {
+            r: add((f"{name}-{label}", j, r), r, fn, *(x[r] if isinstance(x, dict) else x
+                                                       for x in args))
+            for r in ranks
+        }  # fmt: skip
+
+    rows = {r: counts[r] for r in ranks}
+    offset = {r: offsets[r] for r in ranks}
+    own = {r: i for i, r in enumerate(ranks)}
+    a_rows = {r: TaskRef(_graph.chunk_key(arr, split, r)) for r in ranks}
+    v_rows = {r: TaskRef(_graph.chunk_key(varr, split, r)) for r in ranks}
+    w_parts = List(*on_ranks("w", -1, _lanczos_first, v_rows).values())
+    basis = {r: add((f"{name}-V", -1, r), r, np.zeros, (counts[r], 0), a.dtype) for r in ranks}
+    alphas, betas = [], []
+    for j in range(m):
+        step = List(
+            *on_ranks("step", j, _lanczos_step, a_rows, basis, w_parts, rows, offset).values()
+        )
+        basis = on_ranks("V", j, _lanczos_basis, basis, w_parts, rows, offset)
+        alphas.append(add((f"{name}-alpha", j), 0, _lanczos_alpha, step, j))
+        if j == m - 1:
+            break
+        proj = List(*on_ranks("proj", j, _lanczos_project, step, own, basis).values())
+        w_parts = List(*on_ranks("fin", j, _lanczos_finish, proj, own, basis).values())
+        betas.append(add((f"{name}-beta", j), 0, _lanczos_beta, w_parts))
+    v_name = f"{name}-basis"
+    for r in range(comm.size if split == 0 else 1):
+        key = (v_name, *_graph.block_index(split, 2, r))
+        if r in basis:
+            add(key, r, _identity, basis[r])
+        else:
+            dsk[key] = Task(key, _zeros, (counts[r], m), a.dtype)
+    basis_out = _wrap(
+        v_name, dsk, [arr, varr], (a.shape[0], m), split, counts if split == 0 else (),
+        a.dtype, comm, (a, v), task_ranks,
+    )  # fmt: skip
+    t_name = f"{name}-T"
+    t_key = (t_name, 0, 0)
+    t_dsk = {t_key: Task(t_key, _lanczos_t, List(*alphas), List(*betas), real)}
+    t = _wrap(t_name, t_dsk, [basis_out.to_dask()], (m, m), None, (), real, comm, (a,), {t_key: 0})
+    # both submitted now, one after the other: the scheduler runs their shared steps once
+    return basis_out.persist(), t.persist()
+
+
+def _identity(x):
+    return x
+
+
 def lanczos(a, m: int, v0=None):
     """The Lanczos process with full reorthogonalization: ``a ≈ V @ T @ V^H``.
+
+    Every step reorthogonalizes ``A v_j`` against all Lanczos vectors so far, twice
+    (classical Gram-Schmidt, CGS2). The whole process is one graph submitted once
+    (:func:`_lanczos_graph`): each rank keeps its rows of ``a`` and of ``V``, and a
+    step moves one vector's chunks and ``2 P`` short coefficient vectors.
 
     Parameters
     ----------
@@ -165,38 +313,16 @@ def lanczos(a, m: int, v0=None):
     m = check_count(m, "m", 1)
     if m > n:
         raise ValueError(f"`m` must be at most n = {n}, got {m}")
-    split = a.split
+    real = np.empty(0, a.dtype).real.dtype
     if v0 is None:
-        real = np.empty(0, a.dtype).real.dtype
-        v = _random.randn(n, dtype=real, split=split, comm=a.comm).astype(a.dtype)
+        v = _random.randn(n, dtype=real, split=a.split, comm=a.comm).astype(a.dtype)
     else:
         _check_array(v0, "v0")
         if v0.shape != (n,):
             raise ValueError(f"`v0` must have shape ({n},), got {v0.shape}")
         v = v0.astype(a.dtype)
-        v = v if v.split == split else v.resplit(split)
-    v = (v / _vdot(v, v).real ** 0.5).persist()
-    alphas, betas = [], []
-    basis = _manipulation.stack([v], axis=1).persist()  # grows by one persisted column a step
-    for j in range(m):
-        w = matmul(a, v)
-        if w.split != split:
-            w = w.resplit(split)
-        alphas.append(_vdot(v, w).real)
-        # classical Gram-Schmidt against every Lanczos vector, twice (CGS2)
-        for _ in range(2):
-            coefficients = matmul(_swap_last(basis, conjugate=True), w)
-            w = w - matmul(basis, coefficients.resplit(None))
-        if j == m - 1:
-            break
-        beta = _vdot(w, w).real ** 0.5
-        betas.append(beta)
-        v = (w / beta).persist()
-        column = _manipulation.stack([v], axis=1)
-        basis = _manipulation.concatenate([basis, column], axis=1).persist()
-    values = a.comm.client.gather(a.comm.client.compute([*alphas, *betas]))
-    real = np.empty(0, a.dtype).real.dtype
-    t = np.diag(np.asarray(values[:m], dtype=real))
-    off = np.asarray(values[m:], dtype=real)
-    t += np.diag(off, 1) + np.diag(off, -1)
-    return basis, _factories.array(t, split=None, comm=a.comm)
+    if a.split == 0:
+        v = relayout(v, Distribution(0, a.distribution.counts, a.comm))
+    elif v.split is not None:
+        v = v.resplit(None)
+    return _lanczos_graph(a, v, m, real)

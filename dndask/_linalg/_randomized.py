@@ -5,17 +5,22 @@ n_oversamples``) is orthonormalized by the TSQR (:func:`qr`), optionally refined
 power iterations (each a product with ``A^H`` and ``A`` and a TSQR), and ``A`` is
 projected on it: ``B = Q^H A`` (``ell x n``) for the SVD, ``B = Q^H A Q``
 (``ell x ell``) for the eigendecomposition. Only ``B`` is factored on one rank
-(one task); ``A``, ``Y`` and ``Q`` stay split.
+(one task); ``A``, ``Y`` and ``Q`` stay split. An unsplit ``A`` is factored where it
+is: the whole algorithm in one task (numpy's QR for the bases), every result split None.
 """
 
 from __future__ import annotations
 
 import functools
 import numbers
+import operator
 
 import numpy as np
+from dask.base import tokenize
 
-from .. import _dndarray, _random
+from .. import _dndarray, _graph, _random
+from .._compat import Task, TaskRef
+from ._build import _wrap
 from ._checks import _check_array
 from ._products import matmul
 from ._tsqr import SVD, _per_block, _swap_last, qr
@@ -47,15 +52,63 @@ def _rows(x: _dndarray.DNDarray) -> _dndarray.DNDarray:
 
 def range_finder(a, rank: int, n_oversamples: int, power_iter: int, procs_to_merge: int):
     """An orthonormal ``m x ell`` basis ``Q`` (split 0) of the range of ``a @ Omega``."""
-    m, n = a.shape
-    ell = min(rank + n_oversamples, m, n)
-    omega = _random.randn(n, ell, dtype=a.dtype, split=None, comm=a.comm)
-    q = qr(_rows(matmul(a, omega)), procs_to_merge=procs_to_merge).Q
+    omega = _sketch(a, rank, n_oversamples)
+    # every basis is persisted (submitted, not awaited): the graphs stay one step deep
+    q = qr(_rows(matmul(a, omega)), procs_to_merge=procs_to_merge).Q.persist()
     ah = _swap_last(a, conjugate=True)
     for _ in range(power_iter):
-        z = qr(_rows(matmul(ah, q)), procs_to_merge=procs_to_merge).Q
-        q = qr(_rows(matmul(a, z)), procs_to_merge=procs_to_merge).Q
+        z = qr(_rows(matmul(ah, q)), procs_to_merge=procs_to_merge).Q.persist()
+        q = qr(_rows(matmul(a, z)), procs_to_merge=procs_to_merge).Q.persist()
     return q
+
+
+def _local_basis(block, omega, power_iter: int):
+    """:func:`range_finder` on one block (numpy's QR)."""
+    q = np.linalg.qr(block @ omega)[0]
+    for _ in range(power_iter):
+        z = np.linalg.qr(block.conj().T @ q)[0]
+        q = np.linalg.qr(block @ z)[0]
+    return q
+
+
+def _local_rsvd(block, omega, rank: int, power_iter: int):
+    block = np.asarray(block)
+    q = _local_basis(block, np.asarray(omega), power_iter)
+    ub, s, vh = _svd_small(q.conj().T @ block, rank)
+    return q @ ub, s, vh
+
+
+def _local_reigh(block, omega, rank: int, power_iter: int):
+    block = np.asarray(block)
+    q = _local_basis(block, np.asarray(omega), power_iter)
+    values, w = _eigh_small(q.conj().T @ block @ q, rank)
+    return values, q @ w
+
+
+def _on_one_rank(a, omega, fn, outputs, prefix: str) -> list:
+    """``fn(a, omega)`` in one task where the unsplit ``a`` is (rank 0), one array
+    (split None) per ``(shape, dtype)`` of ``outputs``."""
+    arr, om = a.to_dask(), omega.to_dask()
+    name = f"{prefix}-{tokenize(arr.name, om.name, fn)}"
+    stage = (f"{name}-stage", 0)
+    a_key, om_key = _graph.chunk_key(arr, None, 0), _graph.chunk_key(om, None, 0)
+    dsk = {stage: Task(stage, fn, TaskRef(a_key), TaskRef(om_key))}
+    results = []
+    for i, (shape, dtype) in enumerate(outputs):
+        out_name = f"{name}-{i}"
+        key = (out_name, *(0,) * len(shape))
+        layer = {**dsk, key: Task(key, operator.getitem, TaskRef(stage), i)}
+        results.append(
+            _wrap(out_name, layer, [arr, om], shape, None, (), dtype, a.comm, (a,), {stage: 0})
+        )
+    return results
+
+
+def _sketch(a, rank: int, n_oversamples: int):
+    """The Gaussian ``n x ell`` test matrix (split None)."""
+    m, n = a.shape
+    ell = min(rank + n_oversamples, m, n)
+    return _random.randn(n, ell, dtype=a.dtype, split=None, comm=a.comm)
 
 
 def _check(a, rank, n_oversamples, power_iter, procs_to_merge, fname, rank_name):
@@ -108,7 +161,8 @@ def rsvd(
     Returns
     -------
     SVD
-        ``U`` (``m x svd_rank``, split 0), ``S`` (split None, descending) and ``Vh``
+        ``U`` (``m x svd_rank``, split 0; None for an unsplit ``a``), ``S`` (split None,
+        descending) and ``Vh``
         (``svd_rank x n``, split None); ``Vh`` holds the right singular vectors as rows.
 
     Examples
@@ -122,8 +176,14 @@ def rsvd(
     a, rank, n_over, power, merge = _check(
         a, svd_rank, n_oversamples, power_iter, qr_procs_to_merge, "rsvd", "svd_rank"
     )
+    if a.split is None:  # one chunk: the whole algorithm in one task, where it is
+        m, n = a.shape
+        real = np.empty(0, a.dtype).real.dtype
+        outputs = [((m, rank), a.dtype), ((rank,), real), ((rank, n), a.dtype)]
+        fn = functools.partial(_local_rsvd, rank=rank, power_iter=power)
+        return SVD(*_on_one_rank(a, _sketch(a, rank, n_over), fn, outputs, "rsvd-local"))
     q = range_finder(a, rank, n_over, power, merge)
-    b = matmul(_swap_last(q, conjugate=True), a).resplit(None)
+    b = matmul(_swap_last(q, conjugate=True), a).resplit(None).persist()
     ell, n = b.shape
     real = np.empty(0, a.dtype).real.dtype
     outputs = [((ell, rank), a.dtype), ((rank,), real), ((rank, n), a.dtype)]
@@ -152,7 +212,7 @@ def reigh(
     -------
     tuple of DNDarray
         The eigenvalues (split None) and the eigenvectors as columns (``n x
-        n_eigenvalues``, split 0).
+        n_eigenvalues``, split 0; None for an unsplit ``a``).
 
     Examples
     --------
@@ -167,8 +227,12 @@ def reigh(
     )
     if a.shape[0] != a.shape[1]:
         raise ValueError(f"`a` of `reigh` must be square, got shape {a.shape}")
+    if a.split is None:  # one chunk: the whole algorithm in one task, where it is
+        outputs = [((rank,), a.dtype), ((a.shape[0], rank), a.dtype)]
+        fn = functools.partial(_local_reigh, rank=rank, power_iter=power)
+        return tuple(_on_one_rank(a, _sketch(a, rank, n_over), fn, outputs, "reigh-local"))
     q = range_finder(a, rank, n_over, power, merge)
-    b = matmul(_swap_last(q, conjugate=True), matmul(a, q)).resplit(None)
+    b = matmul(_swap_last(q, conjugate=True), matmul(a, q)).resplit(None).persist()
     ell = b.shape[0]
     outputs = [((rank,), a.dtype), ((ell, rank), a.dtype)]
     values, w = _per_block(b, functools.partial(_eigh_small, rank=rank), outputs, "reigh-small")

@@ -18,6 +18,7 @@ import dask.array as da
 import numpy as np
 
 from .. import _dndarray, _elementwise, _layout, _reductions, _torch, _xp
+from .._distribution import relayout
 from .._graph import meta_of
 from .._manipulation import diagonal, flatten, stack
 
@@ -97,10 +98,62 @@ def matrix_exp(a: _dndarray.DNDarray) -> _dndarray.DNDarray:
     return _per_matrix(a, "matrix_exp", a.shape, a.to_dask().dtype)
 
 
-def solve(a: _dndarray.DNDarray, b) -> _dndarray.DNDarray:
-    """The solution ``x`` of ``a @ x = b`` for a square ``a`` (2-D) and ``b`` of 1 or 2 axes.
+def _solve_shapes(a, b) -> None:
+    """``solve``'s shape rules: ``b`` is ``(n,)``, ``(n, k)`` (both broadcast over ``a``'s
+    batch) or ``(*, n, k)`` with ``a``'s batch shape ``*``."""
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    ok = (b.ndim in (1, 2) and b.shape[0] == n) or (
+        b.ndim == a.ndim and b.shape[:-2] == batch and b.shape[-2] == n
+    )
+    if not ok:
+        raise ValueError(
+            f"`b` of `solve` must be ({n},), ({n}, k) or {(*batch, n)} + (k,) for `a` of "
+            f"shape {a.shape}, got {b.shape}"
+        )
 
-    ``a`` and ``b`` meet on one worker; the result has ``b``'s split.
+
+def _solve_layout(a, b):
+    """The split of ``x`` and the layouts ``a`` and ``b`` are solved in: a batch split of
+    either operand (shared: the other follows it), else ``b``'s column split with ``a``
+    whole, else nothing split. Returns ``(split, a, b)``."""
+    batch = a.ndim - 2
+    b_batch = b.ndim == a.ndim  # b carries a's batch axes
+    a_on_batch = a.split is not None and a.split < batch
+    b_on_batch = b_batch and b.split is not None and b.split < batch
+    if a_on_batch and b_on_batch and a.split != b.split:
+        raise ValueError(
+            f"`a` and `b` of `solve` split along different batch axes, {a.split} and {b.split}"
+        )
+    if a_on_batch or b_on_batch:
+        lead = a if a_on_batch else b
+        split = lead.split
+        dist = lead.distribution
+        if not a_on_batch:
+            a = relayout(a, _layout.Distribution(split, dist.counts, a.comm))
+        if b_batch and b.split != split:
+            b = relayout(b, _layout.Distribution(split, dist.counts, b.comm))
+        elif not b_batch and b.split is not None:
+            b = b.resplit(None)
+        return split, a, b
+    if a.split is not None:
+        a = a.resplit(None)
+    if b.ndim >= 2 and b.split == b.ndim - 1:  # columns: each rank solves its own
+        return (batch + 1 if b_batch else a.ndim - 1), a, b
+    if b.split is not None:
+        b = b.resplit(None)
+    return None, a, b
+
+
+def solve(a: _dndarray.DNDarray, b) -> _dndarray.DNDarray:
+    """The solution ``x`` of ``a @ x = b`` for a (stack of) square ``a``, ``(*, n, n)``.
+
+    ``b`` is a vector ``(n,)`` or a matrix ``(n, k)``, each broadcast over ``a``'s batch
+    axes ``*`` (``x`` is ``(*, n)`` or ``(*, n, k)``), or ``(*, n, k)``. Integers are
+    solved in float32 (torch's). Layouts: a batch axis split in ``a`` or ``b`` is shared
+    (the other operand follows it) and every rank solves its own matrices; a ``b`` split
+    along its columns meets a whole ``a`` on every rank; otherwise both meet on one
+    worker. ``x`` is split along that axis (or not at all).
 
     >>> import dndask as ht
     >>> a = ht.array([[2.0, 0.0], [0.0, 4.0]])
@@ -110,25 +163,40 @@ def solve(a: _dndarray.DNDarray, b) -> _dndarray.DNDarray:
     _check_square(a, "solve")
     if not isinstance(b, _dndarray.DNDarray):
         raise TypeError(f"`b` of `solve` must be a DNDarray, got {type(b).__name__}")
-    if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
-        raise ValueError(
-            f"`solve` needs a 2-D `a` and a `b` with {a.shape[0]} rows, got {a.shape} and {b.shape}"
-        )
+    _solve_shapes(a, b)
     dtype = np.promote_types(_float(a).to_dask().dtype, _float(b).to_dask().dtype)
-    A = a.to_dask().astype(dtype).rechunk(-1)  # noqa: N806
-    B = b.to_dask().astype(dtype).rechunk(-1)  # noqa: N806
+    vector = b.ndim == 1
+    if vector:
+        b = _manipulation_expand(b)
+    split, a, b = _solve_layout(a, b)
+    nd = a.ndim
+    batch = tuple(f"b{i}" for i in range(nd - 2))
+    A = a.to_dask().astype(dtype).rechunk({nd - 2: -1, nd - 1: -1})  # noqa: N806
+    B = b.to_dask().astype(dtype).rechunk({b.ndim - 2: -1})  # noqa: N806
+    if b.ndim == nd and split is not None and split < nd - 2:
+        B = B.rechunk({split: A.chunks[split]})  # noqa: N806
+    b_index = (*batch, "m", "k") if b.ndim == nd else ("m", "k")
 
-    def local(ma, mb):
-        x = _torch.torch().linalg.solve(_torch.to_torch(ma), _torch.to_torch(mb))
-        return _xp.from_torch(x, ma)
+    out = da.blockwise(
+        _solve_block, (*batch, "n", "k"), A, (*batch, "n", "m"), B, b_index,
+        dtype=dtype, concatenate=True, meta=meta_of(dtype, nd, like=a),
+    )  # fmt: skip
+    x = _dndarray.from_dask(out, split, a.comm, parents=(a, b))
+    return x[..., 0] if vector else x
 
-    columns = B if b.ndim == 2 else B[:, None]
-    out = da.map_blocks(
-        local, A, columns, dtype=dtype, chunks=columns.chunks, meta=meta_of(dtype, 2, like=a)
-    )
-    if b.ndim == 1:
-        out = out[:, 0]
-    return _dndarray.from_dask(out, b.split, b.comm, parents=(a, b))
+
+def _solve_block(ma, mb):
+    """``torch.linalg.solve`` of one block: matrices ``ma``, right-hand sides ``mb``
+    (broadcast over ``ma``'s batch when they have none)."""
+    ta, tb = _torch.to_torch(ma), _torch.to_torch(mb)
+    if tb.ndim < ta.ndim:
+        tb = tb.expand(*ta.shape[:-2], *tb.shape)
+    return _xp.from_torch(_torch.torch().linalg.solve(ta, tb), ma)
+
+
+def _manipulation_expand(v):
+    """A vector as an ``n x 1`` matrix, keeping its split."""
+    return _dndarray.from_dask(v.to_dask()[:, None], v.split, v.comm, parents=(v,))
 
 
 def trace(a: _dndarray.DNDarray, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None):

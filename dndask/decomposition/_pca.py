@@ -36,6 +36,22 @@ def _check_data(x, n_features: int | None = None) -> _dndarray.DNDarray:
     return x
 
 
+def _check_y(y) -> None:
+    if y is not None:
+        raise ValueError(
+            f"`y` is not used by a PCA and must be None (scikit-learn's convention), got {y!r}"
+        )
+
+
+def _check_reduced(x, n_components: int) -> None:
+    if not isinstance(x, _dndarray.DNDarray):
+        raise TypeError(f"`X` must be a DNDarray, got {type(x).__name__}")
+    if x.ndim != 2 or x.shape[1] != n_components:
+        raise ValueError(
+            f"`X` must be 2-D with {n_components} columns (the components), got shape {x.shape}"
+        )
+
+
 def _check_components(value) -> None:
     if value is None:
         return
@@ -95,6 +111,7 @@ class PCA:
 
     def fit(self, X, y=None):  # noqa: N803 (scikit-learn's names)
         """Fit the components to ``X`` (samples x features); returns ``self``."""
+        _check_y(y)
         x = _check_data(X)
         n, f = x.shape
         if n < 2:
@@ -156,13 +173,17 @@ class PCA:
     def inverse_transform(self, X):  # noqa: N803
         """Back to feature space: ``X @ components_ + mean_``."""
         self._check_fitted()
-        if not isinstance(X, _dndarray.DNDarray) or X.ndim != 2 or X.shape[1] != self.n_components_:
-            raise ValueError(f"`X` must be a 2-D DNDarray with {self.n_components_} columns")
+        _check_reduced(X, self.n_components_)
         return matmul(X, self.components_) + self.mean_
 
 
 class IncrementalPCA:
     """PCA fitted batch by batch (``partial_fit``), as scikit-learn's ``IncrementalPCA``.
+
+    ``n_components_`` is at most ``n_components``, the number of features and the
+    number of samples seen so far (Heat's rule: a larger ``n_components`` is no error,
+    and ``None`` keeps every component the data seen can have). Before the first
+    batch the fitted attributes are None and ``n_samples_seen_`` is 0.
 
     Examples
     --------
@@ -186,16 +207,24 @@ class IncrementalPCA:
         if n_components is not None and n_components < 1:
             raise ValueError(f"`n_components` must be at least 1, got {n_components}")
         self.n_components = n_components
+        self._reset()
+
+    def _reset(self) -> None:
+        """No fit yet: the fitted attributes are None (scikit-learn's and Heat's)."""
+        self.components_ = self.singular_values_ = self.mean_ = None
+        self.n_components_ = self.batch_size_ = None
         self.n_samples_seen_ = 0
 
     def partial_fit(self, X, y=None):  # noqa: N803
         """Update the fit with the batch ``X``; returns ``self``."""
+        _check_y(y)
         first = self.n_samples_seen_ == 0
         x = _check_data(X, None if first else self.components_.shape[1])
         n, f = x.shape
-        k = self.n_components if self.n_components is not None else min(n, f)
-        if k > f:
-            raise ValueError(f"`n_components` must be at most n_features = {f}, got {k}")
+        # Heat's rule: at most the rank the data seen can have (more is no error)
+        k = min(f, self.n_samples_seen_ + n)
+        if self.n_components is not None:
+            k = min(k, self.n_components)
         batch_mean = x.mean(axis=0)
         centred = x - batch_mean
         if first:
@@ -226,11 +255,13 @@ class IncrementalPCA:
         """Back to feature space: ``X @ components_ + mean_``."""
         if self.n_samples_seen_ == 0:
             raise RuntimeError("this IncrementalPCA is not fitted yet: call `partial_fit` first")
+        _check_reduced(X, self.n_components_)
         return matmul(X, self.components_) + self.mean_
 
     def fit(self, X, y=None):  # noqa: N803
         """A fresh fit on ``X`` in one batch."""
-        self.n_samples_seen_ = 0
+        _check_y(y)
+        self._reset()
         return self.partial_fit(X)
 
     def transform(self, X):  # noqa: N803

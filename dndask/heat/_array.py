@@ -416,6 +416,10 @@ def install_methods(funcs: dict, table) -> None:
             setattr(DNDarray, name, _method_of(funcs[name]))
     if "nan_to_num" in funcs:
         DNDarray.nan_to_num_ = _nan_to_num_inplace(funcs["nan_to_num"])
+    if "matmul" in funcs:  # Heat's ``a @ b`` is its ``matmul``, with Heat's checks
+        matmul = funcs["matmul"]
+        DNDarray.__matmul__ = lambda self, other: matmul(self, other)
+        DNDarray.__rmatmul__ = lambda self, other: matmul(other, self)
     for _core, arity, _torch_fn, names, inplace_names, _kernel in table:
         fn = funcs[names[0]]
         for name in names:

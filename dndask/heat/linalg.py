@@ -8,7 +8,15 @@ import warnings
 
 import numpy as np
 
-from .. import _dndarray, _elementwise, _manipulation, _random, _reductions, _torch
+from .. import (
+    _dndarray,
+    _elementwise,
+    _factories,
+    _manipulation,
+    _random,
+    _reductions,
+    _torch,
+)
 from .. import linalg as _core_linalg
 from . import _adapt, types
 
@@ -586,29 +594,44 @@ def eigh(A, r_max_zolopd=8, silent=True):
 __all__ = sorted({*__all__, "hsvd_rank", "hsvd_rtol"})
 
 
+def _heat_hsvd_result(A, result, compute_sv: bool):
+    """Heat's return forms: the error estimate a 0-d array of ``A``'s type, and without
+    ``compute_sv`` for a row-split ``A`` the transposed left singular vectors
+    (``k x m``, Heat's ``V.T``)."""
+    *factors, err = result
+    err = _factories.array(err, dtype=_dtype(A), comm=A.comm)
+    if not compute_sv and A.split == 0:
+        factors = [_manipulation.transpose(factors[0])]
+    return _face_tuple((*factors, err))
+
+
 def hsvd_rank(A, maxrank, compute_sv=False, maxmergedim=None, safetyshift=5, silent=True):
-    """Heat's ``hsvd_rank`` (``silent`` is accepted; dndask prints nothing)."""
-    return _face_tuple(
-        _core_linalg.hsvd_rank(
-            A, maxrank, compute_sv=compute_sv, maxmergedim=maxmergedim, safetyshift=safetyshift
-        )
+    """Heat's ``hsvd_rank``: ``(U, S, V.T, err)`` with ``compute_sv``, else ``(U, err)``
+    (``(V.T, err)`` for a row-split ``A``, as Heat's); ``err`` a 0-d array. ``silent``
+    is accepted (dndask prints nothing)."""
+    result = _core_linalg.hsvd_rank(
+        A, maxrank, compute_sv=compute_sv, maxmergedim=maxmergedim, safetyshift=safetyshift
     )
+    return _heat_hsvd_result(A, result, compute_sv)
 
 
 def hsvd_rtol(
     A,
     rtol,
     compute_sv=False,
-    no_of_merges=None,
     maxrank=None,
     maxmergedim=None,
     safetyshift=5,
+    no_of_merges=None,
     silent=True,
 ):
-    """Heat's ``hsvd_rtol`` (``silent`` is accepted; dndask prints nothing)."""
-    return _face_tuple(
-        _core_linalg.hsvd_rtol(A, rtol, compute_sv, no_of_merges, maxrank, maxmergedim, safetyshift)
-    )
+    """Heat's ``hsvd_rtol`` (Heat's argument order and return forms, see
+    :func:`hsvd_rank`; ``silent`` is accepted, dndask prints nothing)."""
+    result = _core_linalg.hsvd_rtol(
+        A, rtol, compute_sv=compute_sv, no_of_merges=no_of_merges, maxrank=maxrank,
+        maxmergedim=maxmergedim, safetyshift=safetyshift,
+    )  # fmt: skip
+    return _heat_hsvd_result(A, result, compute_sv)
 
 
 __all__ = sorted({*__all__, "isvd"})
@@ -617,3 +640,80 @@ __all__ = sorted({*__all__, "isvd"})
 def isvd(new_data, U_old, S_old, V_old, maxrank=None):
     """Heat's ``isvd(new_data, U_old, S_old, V_old, maxrank=None)``; ``V_old`` is ``Vh``."""
     return _face_tuple(_core_linalg.isvd(new_data, U_old, S_old, V_old, maxrank))
+
+
+__all__ = sorted({*__all__, "solve"})
+
+
+def _heat_solve_plan(A, b):
+    """Heat's reading of ``solve(A, b)``: ``b``'s non-batched axis (its last axis when
+    that has ``n`` entries, a batch of vectors; else its second last, a batch of
+    matrices), Heat's layout errors, and the result's shape and split."""
+    n = A.shape[-1]
+    if b.shape[-1] == n:
+        axis = b.ndim - 1
+    elif b.ndim > 1 and b.shape[-2] == n:
+        axis = b.ndim - 2
+    else:
+        raise ValueError(f"`b` of shape {b.shape} does not fit `A` of shape {A.shape} in `solve`")
+    if b.is_distributed() and b.split == axis:
+        raise NotImplementedError(
+            f"`solve` with `b` split along its non-batched axis {axis} is not supported "
+            "(as in Heat)"
+        )
+    if A.is_distributed():
+        if A.split > A.ndim - 3:
+            raise NotImplementedError(
+                f"`solve` with `A` split along a matrix axis ({A.split}) is not supported "
+                "(as in Heat)"
+            )
+        if b.is_distributed() and A.split != b.split:
+            raise ValueError(
+                f"`A` and `b` of `solve` must share the split, got {A.split}, {b.split}"
+            )
+    if b.shape[:axis] == A.shape[:-2]:
+        return axis, b.shape, b.split
+    if axis == 0 and A.ndim > 2:
+        split = b.split if A.split is None else A.split
+        if split is not None and A.split is None:
+            split += A.ndim - 2
+        return axis, A.shape[:-2] + b.shape, split
+    raise ValueError(
+        f"`solve` of `A` of shape {A.shape} (split {A.split}) and `b` of shape {b.shape} "
+        f"(split {b.split}) is not a batched system Heat reads"
+    )
+
+
+def solve(A, b, out=None):
+    """Heat's ``solve``: ``A`` ``(*, n, n)`` with ``b`` ``(*, n)`` (vectors), ``(*, n, k)``,
+    ``(n,)`` or ``(n, k)`` (the last two broadcast over ``*``), read as Heat reads them
+    (:func:`_heat_solve_plan`); split only along batch axes (``b`` also along its
+    columns). Eager, as Heat: a singular matrix raises torch's ``RuntimeError`` at
+    the call. ``out`` must have the result's shape and split; an integer ``out`` is
+    cast to the result's type in place (Heat's)."""
+    for name, v in (("A", A), ("b", b)):
+        if not isinstance(v, _dndarray.DNDarray):
+            raise TypeError(f"`{name}` of `solve` must be a DNDarray, got {type(v).__name__}")
+    if out is not None and not isinstance(out, _dndarray.DNDarray):
+        raise TypeError(f"`out` of `solve` must be a DNDarray, got {type(out).__name__}")
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"`A` of `solve` must be square in its last two axes, got {A.shape}")
+    axis, shape, split = _heat_solve_plan(A, b)
+    if out is not None:
+        if out.shape != shape:
+            raise ValueError(f"`out` of `solve` must have shape {shape}, got {out.shape}")
+        if out.split != split:
+            raise ValueError(f"`out` of `solve` must have split {split}, got {out.split}")
+    vectors = axis == b.ndim - 1 and b.ndim > 1
+    rhs = _manipulation.expand_dims(b, -1) if vectors else b
+    x = _core_linalg.solve(A, rhs)
+    if vectors:
+        x = x[..., 0]
+    if x.split != split:
+        x = x.resplit(split)
+    x.persist_(wait=True)  # Heat is eager: a singular matrix raises here
+    if out is None:
+        return _adapt.face(x)
+    if out.dtype != x.dtype:
+        out.astype(x.dtype, copy=False)
+    return _adapt.face(_adapt.into(out, x, "solve"))

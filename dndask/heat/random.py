@@ -87,9 +87,20 @@ def _shape(args, kwargs, name):
 
 
 def rand(*d, dtype=types.float32, split=None, device=None, comm=None):
-    """Uniform samples in [0, 1) of shape ``d``; one Python float without ``d`` (Heat)."""
+    """Uniform samples in [0, 1) of shape ``d``; one Python float without ``d`` (Heat).
+    A complex ``dtype`` draws the real and imaginary parts each in [0, 1) (torch's rule)."""
     device = _adapt.check_device(device)
-    out = _random.rand(*(d or (1,)), dtype=dtype, split=split, comm=comm, device=device)
+    complex_dtype = _complex_dtype(dtype)
+    if complex_dtype is None:
+        out = _random.rand(*(d or (1,)), dtype=dtype, split=split, comm=comm, device=device)
+    else:
+        # torch's complex uniform: real and imaginary parts each uniform in [0, 1)
+        real = complex_dtype(0).real.dtype
+        parts = [
+            _random.rand(*(d or (1,)), dtype=real, split=split, comm=comm, device=device)
+            for _ in "ri"
+        ]
+        out = _elementwise.add(parts[0], _elementwise.multiply(parts[1], 1j))
     return out.item() if not d else _adapt.face(out)
 
 
