@@ -9,7 +9,8 @@ Every repeat builds its inputs, waits at a barrier, starts each rank's RSS
 memory meter and ``MPI.Wtime()``, runs the operation, waits at a barrier again and
 takes the time; the repeat's time is the maximum over ranks (the slowest rank
 finishes the collective operation), and its memory the largest peak above the
-baseline of any rank. One untimed warm-up on a 1 MiB array comes first.
+baseline of any rank. One untimed warm-up (a 1 MiB array of a core case; see
+``Workload.warmup``) comes first.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)  # one thread per rank, like the single-threaded Dask workers
     w = workloads.Workload.of(args.case, args.mib, COMM.size)
-    repeat_once(w.resized(1), seed=10_000)  # warm-up
+    repeat_once(w.warmup(1), seed=10_000)  # warm-up
     times, peaks = [], []
     for i in range(args.repeats):
         seconds, peak = repeat_once(w, seed=i)

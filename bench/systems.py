@@ -321,14 +321,15 @@ def measure(
 ) -> list[Result]:
     """``repeats`` repeats of ``w`` on every side, alternating their order.
 
-    One untimed warm-up on a small version (at most 1 MiB) comes first for each side.
+    One untimed warm-up (:meth:`workloads.Workload.warmup`: a small version, at most 1 MiB,
+    of a core case) comes first for each side.
     Alternating means drift on a shared machine hits every side alike. A side without the
     case's computation (:meth:`DaskSide.offers`) gets no result.
     """
     sides = [side for side in sides if side.offers(w)]
     results = [Result(side.name, w) for side in sides]
     for side in sides:
-        measure_once(client, side, w.resized(min(1, w.mib)), seed=10_000)
+        measure_once(client, side, w.warmup(min(1, w.mib)), seed=10_000)
     for i in range(repeats):
         order = list(enumerate(sides))
         for j, side in order if i % 2 == 0 else order[::-1]:

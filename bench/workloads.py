@@ -67,11 +67,13 @@ CASES: dict[str, Case] = {
 # Issues 27 and 28: Heat's machine-learning and linear-algebra layer (``--group algorithms``).
 KMEANS_CLUSTERS = 8
 KMEANS_ITERATIONS = 30
-LASSO_ITERATIONS = 10
+LASSO_ITERATIONS = 3
 LASSO_LAM = 0.1
 RSVD_RANK = 10
 IPCA_COMPONENTS = 50
 IPCA_BATCHES = 4
+WARMUP_MIB = 0.01  # the algorithm cases' warm-up (see Workload.warmup)
+N1000_MIB = 1000 * 1000 * ITEMSIZE / MIB  # a 1000 x 1000 float32 matrix (Heat's own bench size)
 
 ALGORITHM_CASES: dict[str, Case] = {
     c.key: c
@@ -86,12 +88,12 @@ ALGORITHM_CASES: dict[str, Case] = {
             False,
             "algorithms",
             "rows",
-            64,
+            16,
         ),
-        Case("lasso", f"Lasso, {LASSO_ITERATIONS} sweeps", 16, False, "algorithms", "rows", 32),
+        Case("lasso", f"Lasso, {LASSO_ITERATIONS} sweeps", 16, False, "algorithms", "rows", 16),
         Case("moments", "mean, var, skew, kurtosis (axis 0)", 64, False, "algorithms", "rows", 256),
-        Case("eigh", "eigh (symmetric), split 0", 0, False, "algorithms", "square", 8),
-        Case("polar", "polar, split 0", 0, False, "algorithms", "square", 8),
+        Case("eigh", "eigh (symmetric), split 0", 0, False, "algorithms", "square", N1000_MIB),
+        Case("polar", "polar, split 0", 0, False, "algorithms", "square", N1000_MIB),
         Case("rsvd", f"rsvd rank {RSVD_RANK}, 1000 columns", 1000, False, "algorithms", "rows", 64),
         Case(
             "ipca",
@@ -100,7 +102,7 @@ ALGORITHM_CASES: dict[str, Case] = {
             False,
             "algorithms",
             "rows",
-            64,
+            16,
         ),
         Case("fft", "fft along the split axis (0)", 256, True, "algorithms", "rows", 64),
     )
@@ -211,6 +213,15 @@ class Workload:
     def resized(self, mib: float) -> Workload:
         """The same case at another size."""
         return replace(self, mib=mib)
+
+    def warmup(self, core_mib: float) -> Workload:
+        """The untimed warm-up before the repeats: the same case at ``core_mib`` for the core
+        group; for the algorithm cases the statistical moments of a tiny matrix, on every
+        system (it loads the libraries and opens the connections; an algorithm's own cost at
+        any size is mostly its iterations' round trips, which a warm-up would only repeat)."""
+        if self.case.group == "algorithms":
+            return Workload(ALGORITHM_CASES["moments"], WARMUP_MIB, self.ranks)
+        return self.resized(core_mib)
 
     @property
     def cols(self) -> int:
