@@ -108,6 +108,9 @@ ALGORITHM_CASES: dict[str, Case] = {
     )
 }
 
+# the fewest rows of a case at a tiny size (an IncrementalPCA batch holds its components)
+MIN_ROWS = {"kmeans": KMEANS_CLUSTERS, "ipca": IPCA_COMPONENTS}
+
 # ``python -m bench --group NAME`` runs the cases of one group.
 GROUPS: dict[str, dict[str, Case]] = {"core": CASES, "algorithms": ALGORITHM_CASES}
 
@@ -237,7 +240,8 @@ class Workload:
         """
         if self.case.shape in ("square", "pairs"):
             return max(self.ranks, math.isqrt(int(self.mib * MIB) // ITEMSIZE))
-        return max(self.ranks, int(self.mib * MIB) // (ITEMSIZE * self.cols))
+        least = max(self.ranks, MIN_ROWS.get(self.case.key, 0))
+        return max(least, int(self.mib * MIB) // (ITEMSIZE * self.cols))
 
     @property
     def shape(self) -> tuple[int, int]:
