@@ -109,7 +109,7 @@ ALGORITHM_CASES: dict[str, Case] = {
 }
 
 # the fewest rows of a case at a tiny size (an IncrementalPCA batch holds its components)
-MIN_ROWS = {"kmeans": KMEANS_CLUSTERS, "ipca": IPCA_COMPONENTS}
+MIN_ROWS = {"kmeans": KMEANS_CLUSTERS, "ipca": IPCA_COMPONENTS, "rsvd": 2 * RSVD_RANK}
 
 # ``python -m bench --group NAME`` runs the cases of one group.
 GROUPS: dict[str, dict[str, Case]] = {"core": CASES, "algorithms": ALGORITHM_CASES}

@@ -475,7 +475,7 @@ def test_algorithm_targets():
 
 def test_algorithm_cases_run_on_dndask(client, comm_of):
     """Every algorithm case once on dndask at a tiny size (a smoke run, not a timing)."""
-    argv = ["--group", "algorithms", "--systems", "dndask", "--sizes", "0.02", "--repeats", "1"]
+    argv = ["--group", "algorithms", "--systems", "dndask", "--sizes", "0.01", "--repeats", "1"]
     args = cli.parse_args(argv)
     plan = cli.plan(args)
     results = cli.measure_dask_sides(client, comm_of(4), ["dndask"], plan, args.repeats)
@@ -483,5 +483,5 @@ def test_algorithm_cases_run_on_dndask(client, comm_of):
     for (key, _), by_system in results.items():
         (sample,) = by_system["dndask"].samples
         assert sample.seconds > 0 and sample.peak >= 0, key
-    fft = results[("fft", 0.02)]["dndask"]
+    fft = results[("fft", 0.01)]["dndask"]
     assert 0 < fft.moved <= 2 * fft.workload.minimum_bytes()  # each element at most twice
