@@ -10,7 +10,13 @@ dndask, Dask and Heat fit the same data and, with the fixed initial centers of k
 The Dask side is written as a Dask user would: ``dask.array`` expressions and dask-ml's
 estimators where they offer the same computation (``None`` where they do not: eigh,
 polar and Lasso by coordinate descent have no Dask counterpart). dask-ml is optional:
-without it the k-means and IncrementalPCA cells of the Dask column stay empty.
+without it the k-means and IncrementalPCA cells of the Dask column stay empty. It installs
+cleanly beside the pinned dask (dask-ml 2025.1.0 changes no installed package); to keep the
+project's venv as it is, install it into a folder of its own and put that on the path::
+
+    .venv/bin/python -m pip install --target bench/.dask-ml-site --no-deps dask-ml==2025.1.0 \
+        dask-glm==0.4.0 multipledispatch sparse numba llvmlite pyarrow
+    PYTHONPATH=.:bench/.dask-ml-site .venv/bin/python -m bench --group algorithms
 """
 
 from __future__ import annotations
