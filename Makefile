@@ -69,9 +69,15 @@ gpu-wheels: $(VENV)/.installed
 # dndask, dask and Heat (installed in bench/.heat-venv on first use) side by side;
 # writes docs/performance.md and its plot. BENCH_ARGS=--quick is a smoke run.
 BENCH_ARGS ?= --out
-.PHONY: bench
+.PHONY: bench bench-algorithms
 bench: $(VENV)/.installed
 	$(PY) -m bench $(BENCH_ARGS)
+
+# Issues 27 and 28 (cdist, k-means, Lasso, moments, eigh, polar, rsvd, IncrementalPCA, fft):
+# replaces only the algorithms section of docs/performance.md. Dask-ml, where installed in
+# bench/.dask-ml-site (see bench/algorithms.py), fills the Dask column of k-means and PCA.
+bench-algorithms: $(VENV)/.installed
+	PYTHONPATH=.:bench/.dask-ml-site $(PY) -m bench --group algorithms --repeats 2 --out
 
 # The placement and bytes-moved tests against the NEWEST dask and distributed, ignoring the
 # pin in pyproject.toml (see docs/dask-versions.md), in a venv of their own; then, with dask's

@@ -7,9 +7,12 @@ Examples::
     .venv/bin/python -m bench --out            # also write docs/performance.md and the plot
     .venv/bin/python -m bench --systems dndask,dask --cases resplit01 --sizes 64
     .venv/bin/python -m bench --latency        # only the per-operation cost (bench.latency)
+    .venv/bin/python -m bench --group algorithms --repeats 3   # issues 27/28: cdist, k-means, ...
 
 The first size is used for every case; resplit_ 0 -> 1 runs at every size
-(and, with ``--out``, also at the plot's sizes). Heat is installed into
+(and, with ``--out``, also at the plot's sizes). The algorithms group runs each case
+at its own size unless ``--sizes`` is given, and ``--out`` then replaces only its
+section of docs/performance.md. Heat is installed into
 ``bench/.heat-venv`` on first use (about 3 GB, mostly torch), and Heat 1.9.0, the newest
 release (Python >= 3.12), into ``bench/.heat19-venv`` (``--systems`` picks: heat, heat19).
 """
@@ -30,6 +33,7 @@ DEFAULT_OUT = ROOT / "docs" / "performance.md"
 PNG_NAME = "performance-resplit.png"
 QUICK_SIZES = (4.0, 16.0)
 QUICK_SCALE = (4, 64, 256)
+QUICK_ALGORITHM_SIZES = (1.0,)
 
 
 def csv(kind):
@@ -64,10 +68,18 @@ def parse_args(argv=None) -> argparse.Namespace:
         help=f"comma-separated (default {','.join(report.SYSTEMS)})",
     )
     p.add_argument(
+        "--group",
+        choices=list(workloads.GROUPS),
+        default="core",
+        help="the group of cases: core (issue 6, default) or algorithms (issues 27 and 28: "
+        + ",".join(workloads.ALGORITHM_CASES)
+        + ")",
+    )
+    p.add_argument(
         "--cases",
         type=csv(str),
-        default=list(workloads.CASES),
-        help=f"comma-separated (default all: {','.join(workloads.CASES)})",
+        default=None,
+        help=f"comma-separated, of the group (default all; core: {','.join(workloads.CASES)})",
     )
     p.add_argument("--quick", action="store_true", help="tiny sizes, 2 repeats: a smoke run")
     p.add_argument(
@@ -101,6 +113,11 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def _fill_defaults(parser: argparse.ArgumentParser, args: argparse.Namespace):
     quick = args.quick
+    group = workloads.GROUPS[args.group]
+    args.cases = args.cases or list(group)
+    args.sizes_given = args.sizes is not None
+    if args.group == "algorithms" and quick and not args.sizes_given:
+        args.sizes, args.sizes_given = list(QUICK_ALGORITHM_SIZES), True
     args.sizes = args.sizes or list(QUICK_SIZES if quick else (128.0, 1024.0))
     args.repeats = args.repeats or (2 if quick else latency.REPEATS if args.latency else 7)
     args.scale_ranks = args.scale_ranks or list(QUICK_SCALE if quick else scaling.RANKS)
@@ -108,7 +125,7 @@ def _fill_defaults(parser: argparse.ArgumentParser, args: argparse.Namespace):
         args.plot_sizes = list(args.sizes)
     for name, values, known in (
         ("--systems", args.systems, report.SYSTEMS),
-        ("--cases", args.cases, workloads.CASES),
+        ("--cases", args.cases, group),
     ):
         unknown = [v for v in values if v not in known]
         if unknown:
@@ -119,8 +136,18 @@ def _fill_defaults(parser: argparse.ArgumentParser, args: argparse.Namespace):
 
 
 def plan(args: argparse.Namespace) -> list[workloads.Workload]:
-    """Every workload of the run: each case at the first size, resplit_ 0 -> 1 at all."""
+    """Every workload of the run: each case at the first size, resplit_ 0 -> 1 at all.
+
+    The algorithms group: each case at its own size (:attr:`workloads.Case.default_mib`)
+    unless ``--sizes`` was given.
+    """
     base = args.sizes[0]
+    if args.group == "algorithms":
+        cases = [workloads.ALGORITHM_CASES[key] for key in args.cases]
+        return [
+            workloads.Workload(c, base if args.sizes_given else c.default_mib, args.ranks)
+            for c in cases
+        ]
     resplit_sizes = set(args.sizes) | (set(args.plot_sizes) if args.out else set())
     out = []
     for key in args.cases:
@@ -149,7 +176,11 @@ def measure_dask_sides(client, comm, names: list[str], plan_: list, repeats: int
         measured = systems.measure(client, sides, w, repeats)
         results[(w.case.key, w.mib)] = {r.system: r for r in measured}
         done = ", ".join(f"{r.system} {r.seconds:.3f} s" for r in measured)
-        log(f"[{i}/{len(plan_)}] {w.case.key} {w.mib:g} MiB: {done} ({elapsed(t0)})")
+        load = os.getloadavg()[0]
+        log(
+            f"[{i}/{len(plan_)}] {w.case.key} {w.mib:g} MiB: {done} "
+            f"({elapsed(t0)}, load {load:.1f})"
+        )
     return results
 
 
@@ -199,7 +230,8 @@ def run_heat(
         results[(w.case.key, w.mib)] = {system: res}
         versions = {k: record[k] for k in ("heat", "torch", "mpi4py", "mpi") if k in record}
         where = f"[{system} {i}/{len(plan_)}] {w.case.key} {w.mib:g} MiB"
-        log(f"{where}: {res.seconds:.3f} s ({elapsed(t0)})")
+        load = os.getloadavg()[0]
+        log(f"{where}: {res.seconds:.3f} s ({elapsed(t0)}, load {load:.1f})")
     return results, versions
 
 
@@ -213,10 +245,21 @@ def merge(*parts: dict) -> dict:
 
 
 def write_outputs(rep: report.Report, out: Path) -> None:
-    """``out`` (markdown), the plot next to it, and every sample as JSON (``out`` + ``.json``)."""
+    """``out`` (markdown), the plot next to it, and every sample as JSON (``out`` + ``.json``).
+
+    The algorithms group replaces only its own section of ``out`` (its samples go to
+    ``out``'s name + ``-algorithms.json``); the core group keeps that section.
+    """
+    old = out.read_text() if out.exists() else ""
+    if rep.group == "algorithms":
+        out.write_text(report.splice_algorithms(old, report.algorithms_section(rep)))
+        raw = out.with_name(out.stem + "-algorithms.json")
+        raw.write_text(json.dumps(report.samples_record(rep), indent=1) + "\n")
+        log(f"wrote the algorithms section of {out} and {raw.name}")
+        return
     png = out.parent / PNG_NAME
     drawn = report.plot_resplit(rep.results, png, rep.bandwidth)
-    out.write_text(report.document(rep, PNG_NAME if drawn else None))
+    out.write_text(report.keep_algorithms(report.document(rep, PNG_NAME if drawn else None), old))
     raw = out.with_suffix(".json")
     raw.write_text(json.dumps(report.samples_record(rep), indent=1) + "\n")
     log(f"wrote {out}, {raw.name}" + (f" and {png.name}" if drawn else ""))
@@ -234,6 +277,7 @@ def main(argv=None) -> int:
         for system in heat_venv.RELEASES
         if system in args.systems
     }
+    load = os.getloadavg()
     bandwidth = floor.measure(64 if args.quick else 256)
     dask_results, overhead = run_dask_sides(args, plan_)
     heat_results, heat_versions = {}, {}
@@ -241,7 +285,8 @@ def main(argv=None) -> int:
         results, versions = run_heat(venv, plan_, args.repeats, system)
         heat_results = merge(heat_results, results)
         heat_versions[system] = versions
-    points = [] if args.no_scale else scaling.graph_scaling(args.scale_ranks)
+    no_scale = args.no_scale or args.group != "core"
+    points = [] if no_scale else scaling.graph_scaling(args.scale_ranks)
     rep = report.Report(
         args=" ".join(sys.argv[1:] if argv is None else argv),
         ranks=args.ranks,
@@ -253,6 +298,8 @@ def main(argv=None) -> int:
         overhead=overhead,
         heat_versions=heat_versions,
         quick=args.quick,
+        group=args.group,
+        load=(*load, *os.getloadavg()),
     )
     print(report.console(rep), flush=True)
     if args.out:

@@ -9,7 +9,8 @@ Every repeat builds its inputs, waits at a barrier, starts each rank's RSS
 memory meter and ``MPI.Wtime()``, runs the operation, waits at a barrier again and
 takes the time; the repeat's time is the maximum over ranks (the slowest rank
 finishes the collective operation), and its memory the largest peak above the
-baseline of any rank. One untimed warm-up on a 1 MiB array comes first.
+baseline of any rank. One untimed warm-up (a 1 MiB array of a core case; see
+``Workload.warmup``) comes first.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import mpi4py  # noqa: E402
 import torch  # noqa: E402
 from mpi4py import MPI  # noqa: E402
 
-from bench import _rss, workloads  # noqa: E402  (standard library only)
+from bench import _data, _rss, workloads  # noqa: E402  (standard library and numpy only)
 
 COMM = MPI.COMM_WORLD
 
@@ -44,9 +45,79 @@ def source(w: workloads.Workload, seed: int):
     return ht.array(local_piece(w, seed), is_split=0)
 
 
+def shared(w: workloads.Workload, seed: int, name: str = "x"):
+    """This rank's rows of an algorithm case's input, the numbers dndask and Dask get."""
+    local = torch.from_numpy(_data.piece(COMM.rank, seed, w.counts, w.cols, name))
+    return ht.array(local, is_split=0)
+
+
+def prepare_algorithm(w: workloads.Workload, seed: int) -> dict:
+    """The inputs of an algorithm case (issues 27 and 28), as on dndask's side."""
+    key = w.case.key
+    if key == "cdist":
+        return {"x": shared(w, seed), "y": shared(w, seed, "y")}
+    if key == "lasso":
+        return {"x": shared(w, seed), "y": shared(w, seed, "target")}
+    if key == "eigh":
+        a = shared(w, seed)
+        return {"a": a + a.T.resplit(0)}
+    if key == "ipca":
+        return {"batches": [shared(w, seed + 100 * i) for i in range(workloads.IPCA_BATCHES)]}
+    state = {"x": shared(w, seed)}
+    if key == "kmeans":
+        state["init"] = ht.array(torch.from_numpy(_data.kmeans_init(seed, w.cols)))
+    return state
+
+
+def run_algorithm(w: workloads.Workload, state: dict):
+    """An algorithm case with Heat's own functions and estimators."""
+    key = w.case.key
+    if key == "cdist":
+        return ht.spatial.cdist(state["x"], state["y"], quadratic_expansion=True)
+    if key == "kmeans":
+        km = ht.cluster.KMeans(
+            n_clusters=workloads.KMEANS_CLUSTERS,
+            init=state["init"],
+            max_iter=workloads.KMEANS_ITERATIONS,
+            tol=None,
+        ).fit(state["x"])
+        assert km.n_iter_ == workloads.KMEANS_ITERATIONS
+        return km.labels_
+    if key == "lasso":
+        est = ht.regression.Lasso(
+            lam=workloads.LASSO_LAM, max_iter=workloads.LASSO_ITERATIONS, tol=None
+        )
+        est.fit(state["x"], state["y"])
+        return est.theta
+    if key == "moments":
+        x = state["x"]
+        return [  # the biased skew and kurtosis: Dask has no unbiased ones
+            ht.mean(x, axis=0),
+            ht.var(x, axis=0),
+            ht.skew(x, axis=0, unbiased=False),
+            ht.kurtosis(x, axis=0, unbiased=False),
+        ]
+    if key == "eigh":
+        return ht.linalg.eigh(state["a"])
+    if key == "polar":
+        return ht.linalg.polar(state["x"])
+    if key == "rsvd":
+        return ht.linalg.rsvd(state["x"], workloads.RSVD_RANK)
+    if key == "ipca":
+        ipca = ht.decomposition.IncrementalPCA(n_components=workloads.IPCA_COMPONENTS)
+        for batch in state["batches"]:
+            ipca.partial_fit(batch)
+        return ipca.components_
+    if key == "fft":
+        return ht.fft.fft(state["x"], axis=0)
+    raise KeyError(key)
+
+
 def prepare(w: workloads.Workload, seed: int) -> dict:
     """The inputs of one repeat (not timed)."""
     key = w.case.key
+    if w.case.group == "algorithms":
+        return prepare_algorithm(w, seed)
     if key == "randn":
         ht.random.seed(seed)
         return {}
@@ -70,6 +141,8 @@ def prepare(w: workloads.Workload, seed: int) -> dict:
 def run(w: workloads.Workload, state: dict):
     """The timed operation; returns its result."""
     key = w.case.key
+    if w.case.group == "algorithms":
+        return run_algorithm(w, state)
     if key == "randn":
         return ht.random.randn(*w.shape, dtype=ht.float32, split=0)
     if key == "redistribute":
@@ -109,14 +182,14 @@ def repeat_once(w: workloads.Workload, seed: int) -> tuple[float, int]:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    cases = [*workloads.CASES, *workloads.OWN_SCRIPT_CASES]
+    cases = [*workloads.CASES, *workloads.ALGORITHM_CASES, *workloads.OWN_SCRIPT_CASES]
     parser.add_argument("--case", required=True, choices=cases)
     parser.add_argument("--mib", type=float, required=True)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)  # one thread per rank, like the single-threaded Dask workers
     w = workloads.Workload.of(args.case, args.mib, COMM.size)
-    repeat_once(w.resized(1), seed=10_000)  # warm-up
+    repeat_once(w.warmup(1), seed=10_000)  # warm-up
     times, peaks = [], []
     for i in range(args.repeats):
         seconds, peak = repeat_once(w, seed=i)

@@ -55,7 +55,8 @@ class Release:
         if sys.version_info[:2] >= self.min_python:
             return sys.executable
         version = ".".join(map(str, self.min_python))
-        found = shutil.which(f"python{version}") or next(
+        # pyenv's own install first: its shim on PATH fails unless that version is selected
+        found = next(
             iter(
                 sorted(
                     glob.glob(
@@ -64,7 +65,7 @@ class Release:
                 )
             ),
             None,
-        )
+        ) or shutil.which(f"python{version}")
         if found is None:
             raise RuntimeError(
                 f"{self.requirements[0]} needs Python >= {version}: set ${self.python_env} "

@@ -102,7 +102,7 @@ class Row:
 
 def rows_of(results: Results) -> list[Row]:
     """One row per workload, in case order, then size order."""
-    order = list(workloads.CASES)
+    order = [key for group in workloads.GROUPS.values() for key in group]
     keys = sorted(results, key=lambda k: (order.index(k[0]), k[1]))
     rows = []
     for key in keys:
@@ -359,6 +359,8 @@ class Report:
     heat_versions: dict[str, dict[str, str]]  # per Heat release (system): its versions
     quick: bool = False
     date: str = ""
+    group: str = "core"
+    load: tuple[float, ...] = ()  # load averages (1, 5, 15 min) at the start, then at the end
 
     def __post_init__(self):
         self.date = self.date or datetime.date.today().isoformat()
@@ -395,6 +397,8 @@ def samples_record(report: Report) -> dict:
 
 def console(report: Report) -> str:
     """What ``python -m bench`` prints: the tables without the prose."""
+    if report.group == "algorithms":
+        return algorithms_console(report)
     parts = [
         f"# {report.ranks} workers/ranks, median of {report.repeats}, "
         f"copy {report.bandwidth.memcpy / (1 << 30):.2f} GiB/s, "
@@ -623,3 +627,172 @@ def _overhead_section(report: Report) -> str:
             "(target: at most 1.05). "
         )
     return timing + overhead_line(report.overhead)
+
+
+# ---------------------------------------------------------------------------------------------
+# The algorithms group (issues 27 and 28)
+
+ALGORITHMS_HEADING = "## Algorithms: issues 27 and 28"
+ALGORITHMS_BEGIN = "<!-- bench --group algorithms: generated from here -->"
+ALGORITHMS_END = "<!-- bench --group algorithms: generated up to here -->"
+
+ALGORITHMS_HEADER = [
+    "case",
+    "shape",
+    "data MiB",
+    "dndask s",
+    "dask s",
+    "Heat s",
+    "Heat 1.9 s",
+    "dndask/Heat: median · best",
+    "dndask/Heat 1.9: median · best",
+    "dndask/dask: median · best",
+    "peak MiB per worker: dndask · dask · Heat · Heat 1.9",
+    "MiB moved: dndask · dask · Heat · Heat 1.9†",
+]
+
+# issue 27 and 28's goals: dndask/Heat at most this (fft: its distance from the copy floor)
+ALGORITHM_GOALS = {
+    "cdist": 1.0,
+    "kmeans": 1.0,
+    "moments": 1.0,
+    "lasso": 1.5,
+    "eigh": 1.0,
+    "polar": 1.0,
+    "rsvd": 1.0,
+    "ipca": 1.0,
+}
+FFT_FLOOR_GOAL = 3.0
+
+
+def shape_text(w: workloads.Workload) -> str:
+    """The main matrix's shape (cdist: both operands; IncrementalPCA: per batch)."""
+    text = f"{w.rows} x {w.cols}"
+    if w.case.key == "cdist":
+        return f"2 x ({text}) → {w.rows} x {w.rows}"
+    if w.case.key == "ipca":
+        return f"{workloads.IPCA_BATCHES} x ({text})"
+    return text
+
+
+def algorithms_row(row: Row) -> list[str]:
+    w = row.workload
+    return [
+        w.case.label,
+        shape_text(w),
+        fmt_mib(w.data_bytes),
+        *(fmt_seconds(row.seconds[s]) for s in SYSTEMS),
+        row.ratios("dndask", "heat"),
+        row.ratios("dndask", "heat19"),
+        row.ratios("dndask", "dask"),
+        joined(fmt_mib(row.peak[s]) for s in SYSTEMS),
+        joined(fmt_mib(row.moved[s]) for s in SYSTEMS),
+    ]
+
+
+def algorithms_table(rows: list[Row]) -> str:
+    """The side-by-side table of the algorithm cases."""
+    return markdown_table(ALGORITHMS_HEADER, [algorithms_row(r) for r in rows], "ll" + "r" * 10)
+
+
+def algorithm_targets(rows: list[Row], bw: floor.Bandwidth) -> list[Target]:
+    """Issue 27/28's goals: dndask/Heat per case, fft's distance from the copy floor."""
+    out = []
+    for row in rows:
+        w = row.workload
+        key = w.case.key
+        if key in ALGORITHM_GOALS:
+            value = row.ratio("dndask", "heat")
+            best = row.ratio("dndask", "heat", best=True)
+            limit = ALGORITHM_GOALS[key]
+            out.append(
+                Target(
+                    f"dndask/Heat ≤ {limit:g}, {w.case.label} (median · best)",
+                    f"{fmt_ratio(value)} · {fmt_ratio(best)}",
+                    _check(value, limit),
+                )
+            )
+        elif key == "fft":
+            dist = floor.distance(
+                row.seconds["dndask"] or math.nan,
+                floor.floor_seconds(w.minimum_bytes(), bw.memcpy),
+            )
+            out.append(
+                Target(
+                    f"{w.case.label} within {FFT_FLOOR_GOAL:g}x the copy floor of its "
+                    f"{fmt_mib(w.minimum_bytes())} MiB",
+                    fmt_ratio(dist),
+                    _check(dist, FFT_FLOOR_GOAL),
+                )
+            )
+    return out
+
+
+def load_text(load: tuple[float, ...]) -> str:
+    """``1/5/15-minute load averages at the start → at the end``."""
+    if len(load) < 6:
+        return "not recorded"
+    start, end = load[:3], load[3:6]
+    return " / ".join(f"{x:.1f}" for x in start) + " → " + " / ".join(f"{x:.1f}" for x in end)
+
+
+def algorithms_console(report: Report) -> str:
+    """The algorithms group's tables."""
+    rows = report.rows
+    return "\n\n".join(
+        [
+            f"# {report.ranks} workers/ranks, median of {report.repeats}, load average "
+            f"(1/5/15 min) {load_text(report.load)}, copy "
+            f"{report.bandwidth.memcpy / (1 << 30):.2f} GiB/s",
+            algorithms_table(rows),
+            ALGORITHMS_NOTE,
+            floor_table(rows, report.bandwidth),
+            targets_table(algorithm_targets(rows, report.bandwidth)),
+        ]
+    )
+
+
+ALGORITHMS_NOTE = (
+    "† Heat: bytes its exchange moves by construction where derived from the lshape maps "
+    "(cdist: Y's blocks round the ring; fft: the two relayouts), a dash where not. "
+    "Dask: a dash where it offers no counterpart (eigh, polar, Lasso's coordinate descent) "
+    "or dask-ml is not installed."
+)
+
+
+def algorithms_section(report: Report) -> str:
+    """The generated part of the algorithms section of ``docs/performance.md``."""
+    return "\n\n".join(
+        [
+            ALGORITHMS_BEGIN,
+            f"Generated on {report.date} by `python -m bench {report.args}`"
+            + (" — a **quick smoke run**: not representative" if report.quick else "")
+            + f". Load average (1/5/15 min) at the start → at the end: "
+            f"{load_text(report.load)}.",
+            "\n".join(_environment_lines(report)),
+            algorithms_table(report.rows),
+            ALGORITHMS_NOTE,
+            floor_table(report.rows, report.bandwidth),
+            targets_table(algorithm_targets(report.rows, report.bandwidth)),
+            ALGORITHMS_END,
+        ]
+    )
+
+
+def splice_algorithms(text: str, section: str) -> str:
+    """``text`` with its generated algorithms part replaced by ``section`` (appended under
+    :data:`ALGORITHMS_HEADING` where it has none); prose around it is kept."""
+    if ALGORITHMS_BEGIN in text and ALGORITHMS_END in text:
+        head, rest = text.split(ALGORITHMS_BEGIN, 1)
+        tail = rest.split(ALGORITHMS_END, 1)[1]
+        return head + section + tail
+    return text.rstrip() + f"\n\n{ALGORITHMS_HEADING}\n\n{section}\n"
+
+
+def keep_algorithms(document_text: str, old: str) -> str:
+    """A regenerated core document with the old file's algorithms section (to its end) kept."""
+    if ALGORITHMS_HEADING not in old:
+        return document_text
+    return (
+        document_text.rstrip() + "\n\n" + ALGORITHMS_HEADING + old.split(ALGORITHMS_HEADING, 1)[1]
+    )

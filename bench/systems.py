@@ -32,7 +32,7 @@ import numpy as np
 import dndask as ht
 from dndask import _transport
 
-from . import _rss, workloads
+from . import _rss, algorithms, workloads
 
 # ---------------------------------------------------------------------------------------------
 # Measurements inside the workers (run with ``client.run``)
@@ -156,6 +156,11 @@ class DndaskSide:
 
     def __init__(self, comm: ht.Comm):
         self.comm = comm
+        self.algorithms = algorithms.DndaskAlgorithms(comm)
+
+    def offers(self, w: workloads.Workload) -> bool:
+        """dndask runs every case."""
+        return True
 
     def source(self, w: workloads.Workload, seed: int) -> ht.DNDarray:
         """A balanced split-0 float32 matrix of normal random numbers, made on the ranks.
@@ -169,6 +174,8 @@ class DndaskSide:
     def prepare(self, w: workloads.Workload, seed: int) -> dict:
         """The inputs of one repeat (not timed)."""
         key = w.case.key
+        if w.case.group == "algorithms":
+            return self.algorithms.prepare(w, seed)
         if key == "randn":
             ht.random.seed(seed)
             return {}
@@ -189,6 +196,8 @@ class DndaskSide:
     def run(self, w: workloads.Workload, state: dict):
         """The timed operation; its result, in the workers' memory."""
         key = w.case.key
+        if w.case.group == "algorithms":
+            return self.algorithms.run(w, state)
         if key == "randn":
             return ht.random.randn(*w.shape, dtype=ht.float32, split=0, comm=self.comm).persist_(
                 wait=True
@@ -218,10 +227,17 @@ class DaskSide:
     def __init__(self, comm: ht.Comm):
         self.comm = comm
         self.inputs = DndaskSide(comm)
+        self.algorithms = algorithms.DaskAlgorithms(comm)
+
+    def offers(self, w: workloads.Workload) -> bool:
+        """Whether Dask has the case's computation (not eigh, polar, Lasso's descent)."""
+        return w.case.group != "algorithms" or self.algorithms.offers(w.case.key)
 
     def prepare(self, w: workloads.Workload, seed: int) -> dict:
         """dndask's inputs, as dask arrays (the same persisted chunks)."""
         key = w.case.key
+        if w.case.group == "algorithms":
+            return self.algorithms.prepare(w, seed)
         if key == "randn":
             return {"rng": da.random.default_rng(seed)}
         if key == "is_split":
@@ -238,6 +254,8 @@ class DaskSide:
     def run(self, w: workloads.Workload, state: dict):
         """The timed operation, written the Dask way."""
         key = w.case.key
+        if w.case.group == "algorithms":
+            return self.algorithms.run(w, state)
         if key == "randn":
             chunks = (tuple(w.counts), w.cols)
             return _persisted(
@@ -310,12 +328,15 @@ def measure(
 ) -> list[Result]:
     """``repeats`` repeats of ``w`` on every side, alternating their order.
 
-    One untimed warm-up on a small version (at most 1 MiB) comes first for each side.
-    Alternating means drift on a shared machine hits every side alike.
+    One untimed warm-up (:meth:`workloads.Workload.warmup`: a small version, at most 1 MiB,
+    of a core case) comes first for each side.
+    Alternating means drift on a shared machine hits every side alike. A side without the
+    case's computation (:meth:`DaskSide.offers`) gets no result.
     """
+    sides = [side for side in sides if side.offers(w)]
     results = [Result(side.name, w) for side in sides]
     for side in sides:
-        measure_once(client, side, w.resized(min(1, w.mib)), seed=10_000)
+        measure_once(client, side, w.warmup(min(1, w.mib)), seed=10_000)
     for i in range(repeats):
         order = list(enumerate(sides))
         for j, side in order if i % 2 == 0 else order[::-1]:

@@ -24,6 +24,7 @@ Two byte counts are derived from the lshape maps, without running anything:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 ITEMSIZE = 4  # float32 throughout
@@ -33,12 +34,20 @@ MATMUL_N = 256  # the split=None operand of matmul is (cols, MATMUL_N)
 
 @dataclass(frozen=True)
 class Case:
-    """One operation of the suite."""
+    """One operation of the suite.
+
+    ``shape`` says how the size in MiB gives the main matrix: ``"rows"`` (``cols`` fixed,
+    rows follow), ``"square"`` (``n x n``, ``cols`` ignored) or ``"pairs"`` (``cdist``: the
+    ``n x n`` result has the size; both operands are ``n x cols``).
+    """
 
     key: str
     label: str
     cols: int
     movement: bool  # a data-movement case: it has a copy-bandwidth floor
+    group: str = "core"
+    shape: str = "rows"
+    default_mib: float = 0.0  # the group's own size for the case (0: the run's first size)
 
 
 CASES: dict[str, Case] = {
@@ -54,6 +63,56 @@ CASES: dict[str, Case] = {
         Case("is_split", "array(local, is_split=0)", 1024, False),
     )
 }
+
+# Issues 27 and 28: Heat's machine-learning and linear-algebra layer (``--group algorithms``).
+KMEANS_CLUSTERS = 8
+KMEANS_ITERATIONS = 30
+LASSO_ITERATIONS = 3
+LASSO_LAM = 0.1
+RSVD_RANK = 10
+IPCA_COMPONENTS = 50
+IPCA_BATCHES = 4
+WARMUP_MIB = 0.01  # the algorithm cases' warm-up (see Workload.warmup)
+N1000_MIB = 1000 * 1000 * ITEMSIZE / MIB  # a 1000 x 1000 float32 matrix (Heat's own bench size)
+
+ALGORITHM_CASES: dict[str, Case] = {
+    c.key: c
+    for c in (
+        Case(
+            "cdist", "cdist split 0 x split 0 (18 features)", 18, False, "algorithms", "pairs", 256
+        ),
+        Case(
+            "kmeans",
+            f"k-means, {KMEANS_CLUSTERS} clusters x {KMEANS_ITERATIONS} iterations",
+            32,
+            False,
+            "algorithms",
+            "rows",
+            16,
+        ),
+        Case("lasso", f"Lasso, {LASSO_ITERATIONS} sweeps", 16, False, "algorithms", "rows", 16),
+        Case("moments", "mean, var, skew, kurtosis (axis 0)", 64, False, "algorithms", "rows", 256),
+        Case("eigh", "eigh (symmetric), split 0", 0, False, "algorithms", "square", N1000_MIB),
+        Case("polar", "polar, split 0", 0, False, "algorithms", "square", N1000_MIB),
+        Case("rsvd", f"rsvd rank {RSVD_RANK}, 1000 columns", 1000, False, "algorithms", "rows", 64),
+        Case(
+            "ipca",
+            f"IncrementalPCA.partial_fit x {IPCA_BATCHES}, {IPCA_COMPONENTS} components",
+            500,
+            False,
+            "algorithms",
+            "rows",
+            16,
+        ),
+        Case("fft", "fft along the split axis (0)", 256, True, "algorithms", "rows", 64),
+    )
+}
+
+# the fewest rows of a case at a tiny size (an IncrementalPCA batch holds its components)
+MIN_ROWS = {"kmeans": KMEANS_CLUSTERS, "ipca": IPCA_COMPONENTS, "rsvd": 2 * RSVD_RANK}
+
+# ``python -m bench --group NAME`` runs the cases of one group.
+GROUPS: dict[str, dict[str, Case]] = {"core": CASES, "algorithms": ALGORITHM_CASES}
 
 # Cases run by their own scripts (``python -m bench.sorting``), not by ``python -m bench``.
 OWN_SCRIPT_CASES: dict[str, Case] = {
@@ -149,7 +208,7 @@ class Workload:
     @classmethod
     def of(cls, key: str, mib: float, ranks: int) -> Workload:
         """The workload of case ``key``; ``KeyError`` names the known cases."""
-        known = {**CASES, **OWN_SCRIPT_CASES}
+        known = {**CASES, **ALGORITHM_CASES, **OWN_SCRIPT_CASES}
         if key not in known:
             raise KeyError(f"unknown case {key!r}; known: {', '.join(known)}")
         return cls(known[key], mib, ranks)
@@ -158,14 +217,31 @@ class Workload:
         """The same case at another size."""
         return replace(self, mib=mib)
 
+    def warmup(self, core_mib: float) -> Workload:
+        """The untimed warm-up before the repeats: the same case at ``core_mib`` for the core
+        group; for the algorithm cases the statistical moments of a tiny matrix, on every
+        system (it loads the libraries and opens the connections; an algorithm's own cost at
+        any size is mostly its iterations' round trips, which a warm-up would only repeat)."""
+        if self.case.group == "algorithms":
+            return Workload(ALGORITHM_CASES["moments"], WARMUP_MIB, self.ranks)
+        return self.resized(core_mib)
+
     @property
     def cols(self) -> int:
-        return self.case.cols
+        """Columns of the main matrix (``n`` for the square and pairs shapes)."""
+        return self.rows if self.case.shape == "square" else self.case.cols
 
     @property
     def rows(self) -> int:
-        """Rows of the main matrix: the size in MiB, at least one row per rank."""
-        return max(self.ranks, int(self.mib * MIB) // (ITEMSIZE * self.cols))
+        """Rows of the main matrix: the size in MiB, at least one row per rank.
+
+        Square cases: ``n`` of an ``n x n`` matrix of that size; ``cdist``: ``n`` of its
+        ``n x n`` result.
+        """
+        if self.case.shape in ("square", "pairs"):
+            return max(self.ranks, math.isqrt(int(self.mib * MIB) // ITEMSIZE))
+        least = max(self.ranks, MIN_ROWS.get(self.case.key, 0))
+        return max(least, int(self.mib * MIB) // (ITEMSIZE * self.cols))
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -173,7 +249,22 @@ class Workload:
 
     @property
     def nbytes(self) -> int:
+        """Bytes of the main matrix (of ``cdist``: one operand)."""
         return self.rows * self.cols * ITEMSIZE
+
+    @property
+    def data_bytes(self) -> int:
+        """Bytes of every input and of the main result (the "data" of the algorithm cases)."""
+        key = self.case.key
+        if key == "cdist":  # two operands and the n x n result
+            return 2 * self.nbytes + self.rows * self.rows * ITEMSIZE
+        if key == "lasso":  # and y
+            return self.nbytes + self.rows * ITEMSIZE
+        if key == "ipca":  # every batch
+            return IPCA_BATCHES * self.nbytes
+        if key == "fft":  # and the complex64 result
+            return 3 * self.nbytes
+        return self.nbytes
 
     @property
     def counts(self) -> list[int]:
@@ -207,6 +298,13 @@ class Workload:
             return (p - 1) * self.cols * MATMUL_N * ITEMSIZE
         if key == "tsqr":  # R factors to one rank, their Q blocks back
             return 2 * (p - 1) * self.cols * self.cols * ITEMSIZE
+        if key == "cdist":  # every rank lacks the other ranks' rows of Y
+            return (p - 1) * self.nbytes
+        if key == "fft":  # resplit 0 -> 1 of the input, 1 -> 0 of the complex result
+            kept = sum(r * c for r, c in zip(self.counts, self.col_counts, strict=True))
+            return 3 * (self.nbytes - kept * ITEMSIZE)
+        if self.case.group == "algorithms":
+            return 0  # no fixed minimum (only partial results or factors move)
         return 0  # creation, wrapping, elementwise (only P - 1 scalars)
 
     def heat_bytes(self) -> int:
@@ -222,4 +320,10 @@ class Workload:
             return p * (p - 1) * 2 * 8
         if key == "tsqr":  # as dndask, plus R replicated on every rank (a lower bound)
             return 3 * (p - 1) * self.cols * self.cols * ITEMSIZE
+        if key == "cdist":  # Y's blocks travel round the ring: each to every other rank
+            return (p - 1) * self.nbytes
+        if key == "fft":
+            return self.minimum_bytes()
+        if self.case.group == "algorithms":
+            return math.nan  # not derived: Heat's algorithms exchange as they go
         return self.minimum_bytes()

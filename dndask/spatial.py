@@ -47,14 +47,21 @@ def _squared_direct(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _squared_expanded(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``|x_i|^2 + |y_j|^2 - 2 x_i.y_j``, clipped at 0 (one matrix product: faster)."""
-    out = np.einsum("ij,ij->i", x, x)[:, None] + np.einsum("ij,ij->i", y, y)[None, :]
-    out -= 2 * (x @ y.T)
+    """``|x_i|^2 + |y_j|^2 - 2 x_i.y_j``, clipped at 0 (one matrix product: faster).
+
+    Every step writes into the product's buffer: the result is the only ``n x m``
+    allocation (fresh pages cost more than the arithmetic at these widths).
+    """
+    out = np.matmul(x, y.T)
+    out *= -2
+    out += np.einsum("ij,ij->i", x, x)[:, None]
+    out += np.einsum("ij,ij->i", y, y)[None, :]
     return np.maximum(out, 0, out=out)
 
 
 def _euclidean(x, y, expand: bool) -> np.ndarray:
-    return np.sqrt((_squared_expanded if expand else _squared_direct)(x, y))
+    d2 = (_squared_expanded if expand else _squared_direct)(x, y)
+    return np.sqrt(d2, out=d2)
 
 
 def _gaussian(x, y, expand: bool, sigma: float) -> np.ndarray:

@@ -405,3 +405,83 @@ def test_breakdown_takes_a_step_apart_from_its_task_stream():
     assert b.bandwidth == pytest.approx(1024 / 1024 / 0.4)
     row = breakdown.table([breakdown.median_of([b, b])], 2)
     assert "| resplit_ 0 → 1 | dndask | 1.000 |" in row
+
+
+# --- the algorithms group (issues 27 and 28) ---------------------------------------------------
+
+
+def test_algorithm_shapes_and_bytes():
+    cdist = workloads.Workload.of("cdist", 256, 4)
+    assert cdist.shape == (8192, 18) and cdist.data_bytes == 2 * cdist.nbytes + 256 * MIB
+    assert cdist.minimum_bytes() == 3 * cdist.nbytes == cdist.heat_bytes()
+    eigh = workloads.Workload.of("eigh", workloads.N1000_MIB, 4)
+    assert eigh.shape == (1000, 1000) and eigh.nbytes == 4_000_000
+    fft = workloads.Workload.of("fft", 64, 4)  # 65536 x 256: 3/4 of the input, 3/4 of the output
+    assert fft.minimum_bytes() == 3 * (fft.nbytes * 3 // 4) == fft.heat_bytes()
+    assert workloads.Workload.of("ipca", 0.001, 4).rows == workloads.IPCA_COMPONENTS
+    assert math.isnan(workloads.Workload.of("kmeans", 16, 4).heat_bytes())
+    assert workloads.Workload.of("kmeans", 16, 4).minimum_bytes() == 0
+    warm = workloads.Workload.of("eigh", 8, 4).warmup(1)
+    assert (warm.case.key, warm.mib) == ("moments", workloads.WARMUP_MIB)
+    assert workloads.Workload.of("resplit01", 8, 4).warmup(1).mib == 1  # the core's as before
+
+
+def test_algorithm_group_arguments_and_plan():
+    args = cli.parse_args(["--group", "algorithms", "--cases", "eigh,cdist"])
+    assert [(w.case.key, w.mib) for w in cli.plan(args)] == [
+        ("eigh", workloads.N1000_MIB),
+        ("cdist", 256),
+    ]
+    args = cli.parse_args(["--group", "algorithms", "--quick"])
+    assert [w.case.key for w in cli.plan(args)] == list(workloads.ALGORITHM_CASES)
+    assert {w.mib for w in cli.plan(args)} == set(cli.QUICK_ALGORITHM_SIZES)
+    assert cli.parse_args([]).cases == list(workloads.CASES)  # the core group by default
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--group", "algorithms", "--cases", "resplit01"])
+
+
+def test_algorithms_section_is_spliced_and_kept():
+    section = f"{report.ALGORITHMS_BEGIN}\ntable\n{report.ALGORITHMS_END}"
+    text = report.splice_algorithms("# Performance\n\nold\n", section)
+    assert text.endswith(f"{report.ALGORITHMS_HEADING}\n\n{section}\n")
+    prose = text + "\nprose about the numbers\n"
+    again = report.splice_algorithms(prose, section.replace("table", "new table"))
+    assert "new table" in again and "\ntable\n" not in again and again.endswith("numbers\n")
+    core = report.keep_algorithms("# Performance\n\nregenerated\n", again)
+    assert core.startswith("# Performance\n\nregenerated\n") and core.endswith("numbers\n")
+    assert report.keep_algorithms("# P\n", "# P\n") == "# P\n"
+
+
+def test_algorithm_targets():
+    w = workloads.Workload.of("lasso", 1, 4)
+    f = workloads.Workload.of("fft", 1, 4)
+
+    def res(system, w, seconds):
+        return Result(system, w, [Sample(seconds, 0, 0)])
+
+    rows = report.rows_of(
+        {
+            ("lasso", 1): {"dndask": res("dndask", w, 1.4), "heat": res("heat", w, 1.0)},
+            ("fft", 1): {"dndask": res("dndask", f, 1.0)},
+        }
+    )
+    goals = report.algorithm_targets(rows, floor.Bandwidth(memcpy=1 << 30, loopback=1 << 28))
+    assert [g.met for g in goals] == [True, False]  # 1.4 <= 1.5; fft far above 3x its floor
+    assert "| Lasso, 3 sweeps | 262144 x 16 |" not in report.algorithms_table(rows)
+    assert "| Lasso, 3 sweeps | 16384 x 16 | 1.1 | 1.400 | — | 1.000 |" in report.algorithms_table(
+        rows
+    )
+
+
+def test_algorithm_cases_run_on_dndask(client, comm_of):
+    """Every algorithm case once on dndask at a tiny size (a smoke run, not a timing)."""
+    argv = ["--group", "algorithms", "--systems", "dndask", "--sizes", "0.01", "--repeats", "1"]
+    args = cli.parse_args(argv)
+    plan = cli.plan(args)
+    results = cli.measure_dask_sides(client, comm_of(4), ["dndask"], plan, args.repeats)
+    assert sorted(key for key, _ in results) == sorted(workloads.ALGORITHM_CASES)
+    for (key, _), by_system in results.items():
+        (sample,) = by_system["dndask"].samples
+        assert sample.seconds > 0 and sample.peak >= 0, key
+    fft = results[("fft", 0.01)]["dndask"]
+    assert 0 < fft.moved <= 2 * fft.workload.minimum_bytes()  # each element at most twice

@@ -233,3 +233,27 @@ def test_a_fit_keeps_its_graph_small(comm_of):
     assert len(long.labels_.to_dask().__dask_graph__()) == len(
         short.labels_.to_dask().__dask_graph__()
     )
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+@pytest.mark.parametrize("cls", [KMeans, BatchParallelKMeans, BatchParallelKMedians])
+def test_predict_uses_the_fitted_centers_and_follows_a_change(comm_of, n, cls):
+    """predict labels like scikit-learn's nearest-center rule for the fitted centers (kept from
+    fit, no fetch) and, after an assignment into ``cluster_centers_``, for the new ones."""
+    from sklearn.metrics import pairwise_distances_argmin
+
+    from dndask.cluster._batchparallel import centers_of
+
+    metric = "manhattan" if cls is BatchParallelKMedians else "euclidean"
+    x = ht.array(DATA, split=0, comm=comm_of(n))
+    kwargs = {"init": INIT} if cls is KMeans else {}
+    est = cls(n_clusters=3, random_state=3, **kwargs).fit(x)
+    centers = est.cluster_centers_.numpy()
+    assert centers_of(est) is est._fitted_centers[1]  # no round trip for predict
+    want = pairwise_distances_argmin(DATA, centers, metric=metric)
+    np.testing.assert_array_equal(est.predict(x).numpy(), want)
+    est.cluster_centers_[0] = np.array([100.0, 100.0, 100.0])
+    moved = est.cluster_centers_.numpy()
+    assert centers_of(est) is not est._fitted_centers[1]
+    want = pairwise_distances_argmin(DATA, moved, metric=metric)
+    np.testing.assert_array_equal(est.predict(x).numpy(), want)

@@ -445,8 +445,45 @@ def test_nonzero_where_and_coordinate_keys(comm_of, n):
     expected.append([1, 3])
     for got, want in zip(values_of(results), expected, strict=True):
         np.testing.assert_array_equal(got, want)
-    with pytest.raises(TypeError, match=r"`value` of dtype float64 cannot be cast"):
-        b[0, 0] = 1.5  # a fraction would be truncated: still refused
+    b[0, 0] = 1.5  # a fraction is truncated, as Heat's torch assignment does
+    assert b[0, 0].item() == 1
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_assignment_casts_as_torch(comm_of, n):
+    """Heat assigns through ``torch.Tensor.__setitem__``: any numeric value is cast to the
+    array's dtype (floats truncated toward zero into ints, nonzero to True in bools)."""
+    torch = pytest.importorskip("torch")
+    comm = comm_of(n)
+    results, expected = [], []
+    for split in (None, 0):
+        a = ht.arange(4, split=split, comm=comm)  # int32, an empty rank at n = 5
+        t = torch.arange(4, dtype=torch.int32)
+        for key, value, tvalue in (
+            (-1, 1e-12, 1e-12),
+            (0, 2.7, 2.7),
+            (1, np.float64(-1.5), -1.5),
+            (slice(2, 3), np.array([3.9]), torch.tensor([3.9])),
+            (slice(0, 2), ht.array([7.8, -0.5], comm=comm), torch.tensor([7.8, -0.5])),
+            (2, torch.tensor(-9.99, dtype=torch.float64), torch.tensor(-9.99)),
+        ):
+            a[key] = value
+            t[key] = tvalue
+        results.append(a)
+        expected.append(t.numpy())
+        assert a.dtype is ht.int32
+        b = ht.zeros(3, dtype=ht.bool, split=split, comm=comm)
+        tb = torch.zeros(3, dtype=torch.bool)
+        b[1] = 0.5
+        tb[1] = 0.5
+        results.append(b)
+        expected.append(tb.numpy())
+    for got, want in zip(values_of(results), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+    a = ht.arange(3, split=0, comm=comm)
+    with pytest.raises(TypeError, match="numeric or boolean"):
+        a[0] = "x"  # not a number: refused, and the array is unchanged
+    np.testing.assert_array_equal(a.numpy(), [0, 1, 2])
 
 
 @pytest.mark.parametrize("n", [1, 3, 5])

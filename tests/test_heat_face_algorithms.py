@@ -98,3 +98,23 @@ def test_preprocessing_regression_and_bayes_faces(comm_of):
         gnb.fit(DATA, y)
     knn = ht.classification.KNeighborsClassifier(3).fit(x, y)
     assert isinstance(knn.predict(x), ht.DNDarray)
+
+
+def test_face_predict_keeps_the_fitted_centers(comm_of):
+    """The face's clusterers predict from the centers kept at fit (no fetch), as scikit-learn's
+    nearest-center rule gives for them."""
+    from sklearn.metrics import pairwise_distances_argmin
+
+    from dndask.cluster._batchparallel import centers_of
+
+    rng = np.random.default_rng(5)
+    data = np.concatenate([rng.normal(size=(10, 3)), rng.normal(size=(10, 3)) + 8.0])
+    x = ht.array(data, split=0, comm=comm_of(3))
+    for est in (
+        ht.cluster.BatchParallelKMeans(n_clusters=2, random_state=1),
+        ht.cluster.KMeans(n_clusters=2, init="probability_based", random_state=1),
+    ):
+        est.fit(x)
+        assert centers_of(est) is est._fitted_centers[1]
+        want = pairwise_distances_argmin(data, est.cluster_centers_.numpy())
+        np.testing.assert_array_equal(est.predict(x).numpy()[:, 0], want)

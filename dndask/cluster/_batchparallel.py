@@ -31,6 +31,22 @@ from . import _chunks
 __all__ = ["BatchParallelKMeans", "BatchParallelKMedians"]
 
 
+def keep_centers(estimator, centers: np.ndarray) -> None:
+    """Keep the fitted ``centers`` (numpy) with the graph name of ``cluster_centers_``."""
+    estimator._fitted_centers = (estimator.cluster_centers_.to_dask().name, centers)
+
+
+def centers_of(estimator) -> np.ndarray:
+    """``cluster_centers_`` as numpy: the copy :func:`keep_centers` kept while the attribute
+    still holds that array (its graph name unchanged; an assignment into it or another
+    array changes the name), else fetched (a round trip)."""
+    current = estimator.cluster_centers_
+    kept = getattr(estimator, "_fitted_centers", None)
+    if kept is not None and isinstance(current, ht.DNDarray) and current.to_dask().name == kept[0]:
+        return kept[1]
+    return current.numpy()
+
+
 class _BatchParallel(ClusteringMixin, BaseEstimator):
     _p = 2
     _plus_plus = "k-means++"
@@ -129,6 +145,7 @@ class _BatchParallel(ClusteringMixin, BaseEstimator):
         if centers.shape[0] < k:  # fewer distinct rows than clusters in a batch: pad by repeats
             centers = np.concatenate([centers, np.repeat(centers[:1], k - centers.shape[0], 0)])
         self.cluster_centers_ = ht.array(centers, comm=x.comm)
+        keep_centers(self, centers)
         self.n_iter_ = int(iterations)
         self.functional_value_ = float(sum(per_chunk(x, _chunks.cost, centers, p)))
         self.labels_ = map_rows(x, _chunks.nearest, centers, p, dtype=np.int64).persist()
@@ -137,7 +154,7 @@ class _BatchParallel(ClusteringMixin, BaseEstimator):
     def predict(self, x: ht.DNDarray) -> ht.DNDarray:
         """The index of the closest center of every row of ``x`` (int64, ``x``'s split)."""
         check_fitted(self, "cluster_centers_")
-        centers = self.cluster_centers_.numpy()
+        centers = centers_of(self)
         x = check_samples(x, n_features=centers.shape[1])
         return map_rows(x, _chunks.nearest, centers, self._p, dtype=np.int64)
 

@@ -30,7 +30,7 @@ from dndask.base import (
 )
 
 from . import _chunks
-from ._batchparallel import BatchParallelKMeans, BatchParallelKMedians
+from ._batchparallel import BatchParallelKMeans, BatchParallelKMedians, centers_of, keep_centers
 
 __all__ = ["KClustering", "KMeans", "KMedians", "KMedoids"]
 
@@ -167,7 +167,9 @@ class KClustering(ClusteringMixin, BaseEstimator):
         return self.tol is not None and float(((old - new) ** 2).sum()) <= self.tol
 
     def _finish(self, x, centers, dtype, n_iter) -> None:
-        self.cluster_centers_ = ht.array(centers.astype(dtype, copy=False), comm=x.comm)
+        kept = centers.astype(dtype, copy=False)
+        self.cluster_centers_ = ht.array(kept, comm=x.comm)
+        keep_centers(self, kept)
         self.labels_ = map_rows(x, _chunks.nearest, centers, self._p, dtype=np.int64).persist()
         self.inertia_ = float(sum(per_chunk(x, _chunks.cost, centers, self._p)))
         self.n_iter_ = n_iter
@@ -176,7 +178,7 @@ class KClustering(ClusteringMixin, BaseEstimator):
     def predict(self, x: ht.DNDarray) -> ht.DNDarray:
         """The index of the closest center of every row of ``x`` (int64, ``x``'s split)."""
         check_fitted(self, "cluster_centers_")
-        centers = self.cluster_centers_.numpy()
+        centers = centers_of(self)
         x = check_samples(x, n_features=centers.shape[1])
         return map_rows(x, _chunks.nearest, centers, self._p, dtype=np.int64)
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _dndarray
+from .. import _dndarray, _torch
 from . import _adapt, _eager, _local, _manip, _printing, types
 from ._optable import OPERATORS
 
@@ -248,15 +248,12 @@ class DNDarray(_dndarray.DNDarray):
         return _adapt.face(_dndarray.DNDarray.__getitem__(self, _manip.coordinate_key(self, key)))
 
     def __setitem__(self, key, value) -> None:
-        """numpy's assignment (``same_kind`` casting), with Heat's coordinate keys; a float
-        scalar of integral value (``a[k] = 10.0``) goes into an int array as that int,
-        as in Heat (no value changes, so nothing is truncated)."""
-        if (
-            isinstance(value, (float, np.floating))
-            and self._array.dtype.kind in "iu"
-            and float(value).is_integer()
-        ):
-            value = int(value)
+        """Assignment with Heat's coordinate keys and Heat's (torch's) casting: a value of any
+        numeric dtype is cast to the array's, so a float goes into an int array truncated
+        toward zero (``a[k] = 1.5`` stores 1, ``a[k] = 1e-12`` stores 0), as Heat's local
+        ``torch.Tensor.__setitem__`` does. The core (:mod:`dndask`) keeps numpy's
+        ``same_kind`` rule."""
+        value = _torch_cast(value, np.dtype(self._array.dtype))
         _check_ellipses(key)
         if (
             isinstance(value, _dndarray.DNDarray)
@@ -301,6 +298,33 @@ class DNDarray(_dndarray.DNDarray):
         return _adapt.face(result)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+_SCALARS = (bool, int, float, complex, np.generic)
+
+
+def _torch_cast(value, dtype: np.dtype):
+    """``value`` cast to ``dtype`` as torch's assignment casts it, where numpy's ``same_kind``
+    rule would refuse it (a float into an int array: truncated toward zero); other values as
+    they are. Non-numeric values are left for the assignment to refuse."""
+    if isinstance(value, _dndarray.DNDarray):
+        if np.can_cast(value.to_dask().dtype, dtype, "same_kind"):
+            return value
+        return value.astype(dtype)
+    if _torch.is_tensor(value):
+        value = _torch.from_torch(value)
+    elif isinstance(value, _SCALARS):
+        value = np.asarray(value)
+        if np.can_cast(np.result_type(dtype, value.item()), dtype, "same_kind"):
+            return value.item()  # a weak Python scalar, as numpy reads it
+    elif not isinstance(value, np.ndarray):
+        try:
+            value = np.asarray(value)
+        except (TypeError, ValueError):
+            return value
+    if value.dtype.kind not in "biufc" or np.can_cast(value.dtype, dtype, "same_kind"):
+        return value
+    return value.real.astype(dtype) if value.dtype.kind == "c" else value.astype(dtype)
 
 
 def _check_ellipses(key) -> None:
