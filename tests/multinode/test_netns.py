@@ -41,7 +41,12 @@ def test_teardown_leaves_nothing_even_after_an_error():
     def fail_on_nodes():
         with netns.Nodes(2) as nodes:
             made["nodes"], made["names"] = nodes, nodes.namespaces
-            made["sleeper"] = nodes[1].popen(["sleep", "600"])
+            made["sleeper"] = nodes[1].popen(
+                ["sh", "-c", "echo up; exec sleep 600"], stdout=subprocess.PIPE, text=True
+            )
+            # the sleeper runs inside the node before the error (else nsenter may find the
+            # node already gone and exit 1 on its own)
+            assert made["sleeper"].stdout.readline().strip() == "up"
             raise KeyError("a test failed")
 
     with pytest.raises(KeyError, match="a test failed"):
