@@ -29,10 +29,12 @@ def _split0(comm, rows, cols, seed=0):
     return ht.array(pieces, is_split=0).persist_(wait=True)
 
 
+def _log_total(dask_worker):
+    return sum(e["total"] for e in dask_worker.transfer_incoming_log)
+
+
 def _received(client):
-    return sum(
-        client.run(lambda dask_worker: sum(e["total"] for e in dask_worker.transfer_incoming_log)).values()
-    )
+    return sum(client.run(_log_total).values())
 
 
 def measure(client, name, fn, repeats=2):
@@ -49,9 +51,8 @@ def measure(client, name, fn, repeats=2):
         for rec in ts.data:
             for ss in rec["startstops"]:
                 if ss["action"] == "compute":
-                    by_prefix[rec["key"][0] if isinstance(rec["key"], tuple) else rec["key"]].append(
-                        ss["stop"] - ss["start"]
-                    )
+                    key = rec["key"][0] if isinstance(rec["key"], tuple) else rec["key"]
+                    by_prefix[key].append(ss["stop"] - ss["start"])
         print(f"== {name}: wall {wall:.3f} s, {len(ts.data)} tasks, {moved:.1f} MiB moved")
         for prefix, d in sorted(by_prefix.items(), key=lambda kv: -sum(kv[1])):
             print(f"   {sum(d):7.3f} s  n={len(d):3d}  max {max(d):.3f}  {prefix[:70]}")
