@@ -66,6 +66,7 @@ def _central(a, axis, order: int):
     powered = {2: dev2, 3: _elementwise.multiply(dev2, dev), 4: _elementwise.multiply(dev2, dev2)}
     return dev2, _reductions.mean(powered[order], axis)
 
+
 # the rows of a chunk (along its first reduced axis) one block of the deviations holds
 _BLOCK_BYTES = 4 * 2**20
 
@@ -174,7 +175,6 @@ def _standardized_moment(a, axis, order: int):
     )
     split = _layout.reduced_split(a.split, axes, False)
     return _dndarray.from_dask(result, split, a.comm, parents=(a,))
-
 
 
 def _moment_ratio(a, axis, order: int, bias: bool, name: str):
