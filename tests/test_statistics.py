@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dndask as ht
-from dndask._statistics import _moments, _quantiles, _selection
+from dndask import _moment_partials
+from dndask._statistics import _quantiles, _selection
 
 PROPS = settings(derandomize=True, max_examples=150, deadline=None)
 QS = [50, [0, 12.5, 50, 87.5, 100]]
@@ -674,7 +675,7 @@ def test_skew_moves_only_the_ranks_partials(client, comm_of):
     """Along the split axis each rank reduces its own rows: only P - 1 partials travel."""
     comm = comm_of(4)
     a = ht.random.rand(4 * 20000, 16, dtype=ht.float32, split=0, comm=comm).persist_(wait=True)
-    partial = _moments._partials(np.zeros((20000, 16), np.float32), (0,))
+    partial = _moment_partials._partials(np.zeros((20000, 16), np.float32), (0,))
     since = time.time()
     got = ht.skew(a, axis=0, unbiased=False).numpy()
     assert received_bytes(client, since) == (comm.size - 1) * sizeof(partial)

@@ -18,10 +18,10 @@ from __future__ import annotations
 import functools
 import numbers
 
-import dask.array as da
 import numpy as np
 
-from .. import _dndarray, _elementwise, _graph, _layout, _reductions
+from .. import _dndarray, _elementwise, _layout, _reductions
+from .. import _moment_partials as _partials
 from .._linalg import matmul
 from .._manipulation import concatenate, expand_dims, transpose
 
@@ -67,112 +67,12 @@ def _central(a, axis, order: int):
     return dev2, _reductions.mean(powered[order], axis)
 
 
-# the rows of a chunk (along its first reduced axis) one block of the deviations holds
-_BLOCK_BYTES = 4 * 2**20
-
-
-def _partials(chunk, axis, keepdims=True):
-    """A chunk's mean, central sums ``M2``, ``M3``, ``M4`` over ``axis`` (float64, reduced
-    axes kept) and count, from two passes over the chunk in blocks along ``axis[0]``.
-
-    A tuple led by an array (Dask reads the meta of a reduction's chunk tasks from it).
-    """
-    x = np.asarray(chunk)
-    shape = tuple(1 if i in axis else n for i, n in enumerate(x.shape))
-    n = int(np.prod([x.shape[i] for i in axis]))
-    out = {"n": n, "mean": np.zeros(shape)}
-    out.update({k: np.zeros(shape) for k in ("m2", "m3", "m4")})
-    if n == 0:
-        return _as_tuple(out)
-    mean = x.sum(axis=axis, keepdims=True) / np.asarray(n, x.dtype)
-    out["mean"] = mean.astype(np.float64)
-    lead = axis[0]
-    per_row = max(x.nbytes // max(x.shape[lead], 1), 1)
-    step = max(_BLOCK_BYTES // per_row, 1)
-    for start in range(0, x.shape[lead], step):
-        block = x[(slice(None),) * lead + (slice(start, start + step),)]
-        d = np.subtract(block, mean)
-        d2 = np.multiply(d, d)
-        out["m2"] += d2.sum(axis=axis, keepdims=True)
-        out["m3"] += np.multiply(d2, d, out=d).sum(axis=axis, keepdims=True)
-        out["m4"] += np.multiply(d2, d2, out=d2).sum(axis=axis, keepdims=True)
-    return _as_tuple(out)
-
-
-_FIELDS = ("mean", "m2", "m3", "m4", "n")
-
-
-def _as_tuple(parts: dict) -> tuple:
-    return tuple(parts[k] for k in _FIELDS)
-
-
-def _merge(a: dict, b: dict) -> dict:
-    """The partials of two disjoint parts together (Pébay 2008, eqs. 2.1-2.3)."""
-    if not b["n"]:
-        return a
-    if not a["n"]:
-        return b
-    na, nb = a["n"], b["n"]
-    n = na + nb
-    delta = b["mean"] - a["mean"]
-    m2 = a["m2"] + b["m2"] + delta**2 * na * nb / n
-    m3 = (
-        a["m3"]
-        + b["m3"]
-        + delta**3 * na * nb * (na - nb) / n**2
-        + 3 * delta * (na * b["m2"] - nb * a["m2"]) / n
-    )
-    m4 = (
-        a["m4"]
-        + b["m4"]
-        + delta**4 * na * nb * (na * na - na * nb + nb * nb) / n**3
-        + 6 * delta**2 * (na * na * b["m2"] + nb * nb * a["m2"]) / n**2
-        + 4 * delta * (na * b["m3"] - nb * a["m3"]) / n
-    )
-    return {"n": n, "mean": a["mean"] + delta * nb / n, "m2": m2, "m3": m3, "m4": m4}
-
-
-def _leaves(parts) -> list:
-    """The partials (tuples) in Dask's nested lists of them, as dicts."""
-    if isinstance(parts, tuple):
-        return [dict(zip(_FIELDS, parts, strict=True))]
-    return [x for p in parts for x in _leaves(p)]
-
-
-def _combine(parts, axis, keepdims=True):
-    return _as_tuple(functools.reduce(_merge, _leaves(parts)))
-
-
-def _ratio(parts, axis, keepdims, order: int, dtype):
-    """``m_order / m2 ** (order / 2)`` of the merged partials, in ``dtype``."""
-    total = functools.reduce(_merge, _leaves(parts))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = total["m" + str(order)] / total["n"] / (total["m2"] / total["n"]) ** (order / 2)
-    if not keepdims:
-        value = value.squeeze(axis=axis)
-    return value.astype(dtype)
-
-
 def _standardized_moment(a, axis, order: int):
     """``m_order / m2 ** (order / 2)`` over ``axis`` of a real numpy-chunked ``a``, one tree
     reduction whose chunk tasks (the partials up to power 4) any order shares."""
-    x = a.to_dask()
     axes = _layout.normalize_axes(axis, a.ndim)
-    dtype = x.dtype
-    ndim = a.ndim - len(axes)
-    result = da.reduction(
-        x,
-        _partials,
-        functools.partial(_ratio, order=order, dtype=dtype),
-        axis=axes,
-        keepdims=False,
-        dtype=dtype,
-        combine=_combine,
-        split_every=max(len(x.chunks[i]) for i in axes) if axes else None,
-        concatenate=False,
-        meta=_graph.meta_of(dtype, ndim, like=x),
-        name="moment-partials",
-    )
+    aggregate = functools.partial(_partials.standardized, order=order)
+    result = _partials.reduction(a.to_dask(), aggregate, axes, False)
     split = _layout.reduced_split(a.split, axes, False)
     return _dndarray.from_dask(result, split, a.comm, parents=(a,))
 
@@ -184,7 +84,7 @@ def _moment_ratio(a, axis, order: int, bias: bool, name: str):
         raise TypeError(f"`axis` of `{name}` must be an int or None, got {type(axis).__name__}")
     n = a.size if axis is None else a.shape[int(axis)]
     a = _float(a)
-    if a.dtype.kind == "f" and type(a.to_dask()._meta) is np.ndarray:
+    if _partials.applies(a.to_dask()):
         return _standardized_moment(a, axis, order), n
     dev2, m_k = _central(a, axis, order)
     m2 = _reductions.mean(dev2, axis)
