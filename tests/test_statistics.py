@@ -666,6 +666,9 @@ def test_skew_and_kurtosis_of_float32_match_scipy(comm_of, n):
                     expected.append(
                         stats.kurtosis(g.astype(np.float64), axis=axis, bias=bias, fisher=bias)
                     )
+    for fn in (ht.skew, ht.kurtosis):
+        with pytest.raises(ValueError, match="axis"):
+            fn(inputs(g, 0, comm)[0], axis=2)
     for got, want in zip(results, expected, strict=True):
         assert got.dtype == ht.float32
         np.testing.assert_allclose(got.numpy(), want, rtol=2e-4, atol=2e-5)

@@ -82,7 +82,8 @@ def _moment_ratio(a, axis, order: int, bias: bool, name: str):
     _check_bool(bias, "bias")
     if axis is not None and not isinstance(axis, numbers.Integral):
         raise TypeError(f"`axis` of `{name}` must be an int or None, got {type(axis).__name__}")
-    n = a.size if axis is None else a.shape[int(axis)]
+    axes = _layout.normalize_axes(axis, a.ndim)  # ValueError out of range
+    n = int(np.prod([a.shape[i] for i in axes]))
     a = _float(a)
     if _partials.applies(a.to_dask()):
         return _standardized_moment(a, axis, order), n
