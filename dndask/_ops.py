@@ -21,7 +21,17 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _distribution, _dndarray, _graph, _layout, _scan, _torch, _types, _xp
+from . import (
+    _distribution,
+    _dndarray,
+    _graph,
+    _layout,
+    _moment_partials,
+    _scan,
+    _torch,
+    _types,
+    _xp,
+)
 from ._compat import new_array
 
 
@@ -605,6 +615,10 @@ def reduce(
         # Without elements, joining the chunks into one moves nothing.
         x = _without_empty_ranks(a)
         result = _local_reduction(np_fn, x.rechunk(x.shape), axes, bool(keepdims), kwargs)
+    elif np_fn is np.var and set(kwargs) == {"ddof"} and _moment_partials.applies(a.to_dask()):
+        # the partials skew and kurtosis use too (one pass a chunk, shared when together)
+        variance = functools.partial(_moment_partials.variance, ddof=kwargs["ddof"])
+        result = _moment_partials.reduction(a.to_dask(), variance, axes, bool(keepdims))
     else:
         result = dask_fn(_without_empty_ranks(a), axis=axes, keepdims=bool(keepdims), **kwargs)
     split = _layout.reduced_split(a.split, axes, bool(keepdims))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.linalg
+import torch
+from conftest import RANK_COUNTS
 
 import dndask as ht
 import dndask.heat as hf
@@ -211,6 +213,32 @@ def test_rsvd_and_reigh_recover_low_rank_matrices(comm_of, n, split, dtype):
     U, S, VH = u.numpy(), s.numpy(), vh.numpy()
     assert np.linalg.norm((U * S) @ VH - x_np) / scale < 10 * tol(dtype)
     assert orthonormal_error(U) < tol(dtype)
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rsvd_of_rows_in_one_graph_matches_numpy(comm_of, n, dtype):
+    """The split-0 path without power iterations: ranks with fewer rows than the sketch's
+    columns, and empty ranks, against numpy's SVD."""
+    comm = comm_of(n)
+    x_np = low_rank(23, 12, 3, dtype)
+    for counts in ([23] + [0] * (n - 1), None):
+        a = ht.array(x_np, split=0, comm=comm)
+        if counts is not None and n > 1:
+            counts = counts[-1:] + counts[:-1]  # all rows on rank 1, the others empty
+            target = a.lshape_map
+            target[:, 0] = torch.tensor(counts)
+            a = a.redistribute_(target_map=target)
+        u, s, vh = ht.linalg.rsvd(a, 3, n_oversamples=4)
+        U, S, VH = u.numpy(), s.numpy(), vh.numpy()
+        assert (u.split, s.split, vh.split) == (0, None, None)
+        assert u.lshape_map[:, 0].tolist() == a.lshape_map[:, 0].tolist()
+        assert U.dtype == dtype and S.dtype == dtype and VH.dtype == dtype
+        assert orthonormal_error(U) < tol(dtype) and orthonormal_error(VH.T) < tol(dtype)
+        want = np.linalg.svd(x_np.astype(np.float64), compute_uv=False)[:3]
+        np.testing.assert_allclose(S, want, rtol=10 * tol(dtype))
+        scale = np.linalg.norm(x_np)
+        assert np.linalg.norm((U * S) @ VH - x_np) / scale < 10 * tol(dtype)
 
 
 def test_randomized_bad_inputs(comm_of):

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import numpy as np
 import pytest
 import torch
-from conftest import LayoutBatch, assert_layout, layouts
+from conftest import RANK_COUNTS, LayoutBatch, assert_layout, layouts, received_bytes
+from dask.sizeof import sizeof
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dndask as ht
+from dndask import _moment_partials
 from dndask._statistics import _quantiles, _selection
 
 PROPS = settings(derandomize=True, max_examples=150, deadline=None)
@@ -644,3 +647,41 @@ def test_histograms_bad_input_leave_a_unchanged(comm_of):
     with pytest.raises(TypeError, match="`a` of `histogram` must be a DNDarray, got ndarray"):
         ht.histogram(g)
     assert_unchanged(a, g, 0, lmap)
+
+
+@pytest.mark.parametrize("n", RANK_COUNTS)
+def test_skew_and_kurtosis_of_float32_match_scipy(comm_of, n):
+    """The one-pass partials (blocks of a chunk, merged across ranks) against scipy.stats."""
+    stats = pytest.importorskip("scipy.stats")
+    comm = comm_of(n)
+    g = np.random.default_rng(11).gamma(2.0, size=(301, 7)).astype(np.float32) + 5.0
+    results, expected = [], []
+    for split in (None, 0, 1):
+        for a in inputs(g, split, comm):
+            for axis in (None, 0, 1):
+                for bias in (True, False):
+                    results.append(ht.skew(a, axis, unbiased=not bias))
+                    expected.append(stats.skew(g.astype(np.float64), axis=axis, bias=bias))
+                    results.append(ht.kurtosis(a, axis, unbiased=not bias, Fischer=bias))
+                    expected.append(
+                        stats.kurtosis(g.astype(np.float64), axis=axis, bias=bias, fisher=bias)
+                    )
+    for fn in (ht.skew, ht.kurtosis):
+        with pytest.raises(ValueError, match="axis"):
+            fn(inputs(g, 0, comm)[0], axis=2)
+    for got, want in zip(results, expected, strict=True):
+        assert got.dtype == ht.float32
+        np.testing.assert_allclose(got.numpy(), want, rtol=2e-4, atol=2e-5)
+
+
+def test_skew_moves_only_the_ranks_partials(client, comm_of):
+    """Along the split axis each rank reduces its own rows: only P - 1 partials travel."""
+    comm = comm_of(4)
+    a = ht.random.rand(4 * 20000, 16, dtype=ht.float32, split=0, comm=comm).persist_(wait=True)
+    partial = _moment_partials._partials(np.zeros((20000, 16), np.float32), (0,))
+    since = time.time()
+    got = ht.skew(a, axis=0, unbiased=False).numpy()
+    assert received_bytes(client, since) == (comm.size - 1) * sizeof(partial)
+    x = a.numpy().astype(np.float64)
+    d = x - x.mean(axis=0)
+    np.testing.assert_allclose(got, (d**3).mean(0) / (d**2).mean(0) ** 1.5, rtol=2e-3, atol=1e-4)

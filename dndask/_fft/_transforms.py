@@ -1,8 +1,11 @@
 """The FFTs on DNDarrays: a plan from :mod:`._plan` run as relayouts and per-chunk stages.
 
-Every local stage is one ``map_blocks`` task per chunk (numpy's pocketfft, which
-keeps single precision: float32 and complex64 give complex64); every change of
-split goes through :func:`dndask._distribution.relayout`.
+Every local stage is one ``map_blocks`` task per chunk; every change of split goes
+through :func:`dndask._distribution.relayout`. A numpy chunk is transformed by torch's
+FFT (a view of the chunk, single precision kept: float32 and complex64 give complex64):
+numpy's pocketfft runs one 1-D transform at a time, torch's vectorizes across them,
+measured 0.09 s against 0.035 s for a 65536 x 64 float32 chunk along axis 0. Other
+chunks (CuPy) use their own namespace's ``fftn``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import _dndarray, _factories, _graph, _layout, _types
+from .. import _dndarray, _factories, _graph, _layout, _torch, _types
 from .._distribution import relayout
 from .._layout import Distribution
 from ._plan import FFTPlan, Relayout, Stage, plan_fft, stage_dtype, stage_shape
@@ -25,6 +28,7 @@ _NUMPY = {
     "rfft": np.fft.rfftn,
     "irfft": np.fft.irfftn,
 }
+_TORCH = {"fft": "fftn", "ifft": "ifftn", "rfft": "rfftn", "irfft": "irfftn"}
 
 
 def _local(block, kind: str, axes: tuple, s, norm, dtype):
@@ -36,6 +40,14 @@ def _local(block, kind: str, axes: tuple, s, norm, dtype):
         return np.fft.fftshift(block, axes=axes)
     if kind == "ifftshift":
         return np.fft.ifftshift(block, axes=axes)
+    if type(block) is np.ndarray:
+        if block.ctypes.data % block.dtype.itemsize:
+            # a chunk deserialized from a message can sit at any 8-byte offset; torch's
+            # complex128 kernels assume 16 (a segfault otherwise)
+            block = block.copy()
+        fn = getattr(_torch.torch().fft, _TORCH[kind])
+        out = _torch.from_torch(fn(_torch.to_torch(block), s=s, dim=axes, norm=norm))
+        return out.astype(dtype, copy=False)
     return np.asarray(_NUMPY[kind](block, s=s, axes=axes, norm=norm)).astype(dtype, copy=False)
 
 

@@ -12,6 +12,7 @@ is: the whole algorithm in one task (numpy's QR for the bases), every result spl
 from __future__ import annotations
 
 import functools
+import itertools
 import numbers
 import operator
 
@@ -19,11 +20,11 @@ import numpy as np
 from dask.base import tokenize
 
 from .. import _dndarray, _graph, _random
-from .._compat import Task, TaskRef
+from .._compat import List, Task, TaskRef
 from ._build import _wrap
 from ._checks import _check_array
 from ._products import matmul
-from ._tsqr import SVD, _per_block, _swap_last, qr
+from ._tsqr import SVD, _lapack_qr, _per_block, _swap_last, qr
 
 
 def check_real_matrix(a, fname: str) -> _dndarray.DNDarray:
@@ -104,6 +105,89 @@ def _on_one_rank(a, omega, fn, outputs, prefix: str) -> list:
     return results
 
 
+def _sketch_qr(block, omega):
+    """A rank's ``(Q0, R)``: the QR of its rows of the sketch ``Y = A @ Omega``."""
+    return _lapack_qr(block @ omega, "reduced")
+
+
+def _merge_r(*stages):
+    """The QR of the ranks' stacked ``R`` factors: each rank's rows of its ``Q``."""
+    q, _ = _lapack_qr(np.concatenate([stage[1] for stage in stages]), "reduced")
+    edges = np.cumsum([0] + [stage[1].shape[0] for stage in stages])
+    return [q[lo:hi] for lo, hi in itertools.pairwise(edges)]
+
+
+def _project(stage, pieces, r: int, block):
+    """A rank's rows of the basis, ``Q_r = Q0_r @ piece_r``, and its ``Q_r^H A_r``."""
+    q = stage[0] @ pieces[r]
+    return q, q.conj().T @ block
+
+
+def _small_svd(*projected, rank: int):
+    """``svd_rank`` triplets of ``B = sum_r Q_r^H A_r`` (one task)."""
+    b = projected[0][1].copy()
+    for part in projected[1:]:
+        b += part[1]
+    return _svd_small(b, rank)
+
+
+def _lift(projected, small):
+    return projected[0] @ small[0]
+
+
+def _rsvd_rows(a, omega, rank: int) -> SVD:
+    """:func:`rsvd` without power iterations of an ``a`` split along its rows, as one graph
+    of depth five: per rank the sketch's rows and their QR, one merge of the ``R`` factors,
+    per rank its basis rows and ``Q_r^H A_r``, one small SVD, per rank ``U_r``.
+
+    The general path (products, a TSQR, a relayout of ``B``, each their own layers) is
+    about twice as many dependent steps, each a scheduler round trip.
+    """
+    arr, om, comm = a.to_dask(), omega.to_dask(), a.comm
+    name = f"rsvd-rows-{tokenize(arr.name, om.name, rank)}"
+    om_key = TaskRef(_graph.chunk_key(om, None, 0))
+    ranks = range(comm.size)
+    block = {r: TaskRef(_graph.chunk_key(arr, 0, r)) for r in ranks}
+    dsk, task_ranks = {}, {}
+    for r in ranks:
+        key = (f"{name}-sketch", r)
+        dsk[key] = Task(key, _sketch_qr, block[r], om_key)
+        task_ranks[key] = r
+    merge = (f"{name}-merge", 0)
+    dsk[merge] = Task(merge, _merge_r, *(TaskRef((f"{name}-sketch", r)) for r in ranks))
+    task_ranks[merge] = 0
+    for r in ranks:
+        key = (f"{name}-project", r)
+        dsk[key] = Task(key, _project, TaskRef((f"{name}-sketch", r)), TaskRef(merge), r, block[r])
+        task_ranks[key] = r
+    small = (f"{name}-small", 0)
+    projected = List(*(TaskRef((f"{name}-project", r)) for r in ranks))
+    dsk[small] = Task(small, _apply, functools.partial(_small_svd, rank=rank), projected)
+    task_ranks[small] = 0
+    m, n = a.shape
+    real = np.empty(0, a.dtype).real.dtype
+    u_name = f"{name}-u"
+    u_layer = dict(dsk)
+    for r in ranks:
+        key = (u_name, r, 0)
+        u_layer[key] = Task(key, _lift, TaskRef((f"{name}-project", r)), TaskRef(small))
+        task_ranks[key] = r
+    counts = a.distribution.counts
+    deps = [arr, om]
+    u = _wrap(u_name, u_layer, deps, (m, rank), 0, counts, a.dtype, comm, (a,), task_ranks)
+    results = [u]
+    for i, shape, dtype in ((1, (rank,), real), (2, (rank, n), a.dtype)):
+        out_name = f"{name}-{i}"
+        key = (out_name, *(0,) * len(shape))
+        layer = {**dsk, key: Task(key, operator.getitem, TaskRef(small), i)}
+        results.append(_wrap(out_name, layer, deps, shape, None, (), dtype, comm, (a,), {}))
+    return SVD(*results)
+
+
+def _apply(fn, parts):
+    return fn(*parts)
+
+
 def _sketch(a, rank: int, n_oversamples: int):
     """The Gaussian ``n x ell`` test matrix (split None)."""
     m, n = a.shape
@@ -182,6 +266,8 @@ def rsvd(
         outputs = [((m, rank), a.dtype), ((rank,), real), ((rank, n), a.dtype)]
         fn = functools.partial(_local_rsvd, rank=rank, power_iter=power)
         return SVD(*_on_one_rank(a, _sketch(a, rank, n_over), fn, outputs, "rsvd-local"))
+    if a.split == 0 and power == 0:
+        return _rsvd_rows(a, _sketch(a, rank, n_over), rank)
     q = range_finder(a, rank, n_over, power, merge)
     b = matmul(_swap_last(q, conjugate=True), a).resplit(None).persist()
     ell, n = b.shape

@@ -5,15 +5,23 @@ split follows the reductions' rule (reducing the split axis gives ``split=None``
 otherwise the split is kept, shifted left by the reduced axes before it).
 ``cov`` of an ``(m, n)`` array is an ``(m, m)`` product of the centred rows with
 themselves (:func:`dndask.matmul`'s split rule).
+
+``skew`` and ``kurtosis`` of real numpy chunks are one tree reduction: every chunk
+reduces itself to its count, mean and central sums of powers 2 to 4 (a task on the
+chunk's rank, in blocks of about 4 MiB, so no full-size temporary), and one task per
+result chunk combines them (Pébay's pairwise update). Only those partials move; skew
+and kurtosis of the same array share the chunk tasks.
 """
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
 
-from .. import _dndarray, _elementwise, _reductions
+from .. import _dndarray, _elementwise, _layout, _reductions
+from .. import _moment_partials as _partials
 from .._linalg import matmul
 from .._manipulation import concatenate, expand_dims, transpose
 
@@ -59,16 +67,29 @@ def _central(a, axis, order: int):
     return dev2, _reductions.mean(powered[order], axis)
 
 
+def _standardized_moment(a, axis, order: int):
+    """``m_order / m2 ** (order / 2)`` over ``axis`` of a real numpy-chunked ``a``, one tree
+    reduction whose chunk tasks (the partials up to power 4) any order shares."""
+    axes = _layout.normalize_axes(axis, a.ndim)
+    aggregate = functools.partial(_partials.standardized, order=order)
+    result = _partials.reduction(a.to_dask(), aggregate, axes, False)
+    split = _layout.reduced_split(a.split, axes, False)
+    return _dndarray.from_dask(result, split, a.comm, parents=(a,))
+
+
 def _moment_ratio(a, axis, order: int, bias: bool, name: str):
     _check(a, name)
     _check_bool(bias, "bias")
     if axis is not None and not isinstance(axis, numbers.Integral):
         raise TypeError(f"`axis` of `{name}` must be an int or None, got {type(axis).__name__}")
+    axes = _layout.normalize_axes(axis, a.ndim)  # ValueError out of range
+    n = int(np.prod([a.shape[i] for i in axes]))
+    a = _float(a)
+    if _partials.applies(a.to_dask()):
+        return _standardized_moment(a, axis, order), n
     dev2, m_k = _central(a, axis, order)
     m2 = _reductions.mean(dev2, axis)
-    n = a.size if axis is None else a.shape[int(axis)]
-    ratio = _elementwise.divide(m_k, _elementwise.power(m2, order / 2))
-    return ratio, n, m2
+    return _elementwise.divide(m_k, _elementwise.power(m2, order / 2)), n
 
 
 def skew(a: _dndarray.DNDarray, axis=None, unbiased: bool = True) -> _dndarray.DNDarray:
@@ -79,11 +100,11 @@ def skew(a: _dndarray.DNDarray, axis=None, unbiased: bool = True) -> _dndarray.D
     >>> round(float(ht.skew(ht.array([1.0, 2.0, 10.0], split=0), unbiased=False)), 6)
     0.674555
     """
-    g1, n, _ = _moment_ratio(a, axis, 3, unbiased, "skew")
+    g1, n = _moment_ratio(a, axis, 3, unbiased, "skew")
     if unbiased:
         if n < 3:
             raise ValueError(f"unbiased `skew` needs at least 3 samples, got {n}")
-        g1 = _elementwise.multiply(g1, np.sqrt(n * (n - 1)) / (n - 2))
+        g1 = _elementwise.multiply(g1, float(np.sqrt(n * (n - 1)) / (n - 2)))
     return g1
 
 
@@ -102,7 +123,7 @@ def kurtosis(
     -0.7696
     """
     _check_bool(Fischer, "Fischer")
-    g2, n, _ = _moment_ratio(a, axis, 4, unbiased, "kurtosis")
+    g2, n = _moment_ratio(a, axis, 4, unbiased, "kurtosis")
     if unbiased:
         if n < 4:
             raise ValueError(f"unbiased `kurtosis` needs at least 4 samples, got {n}")
