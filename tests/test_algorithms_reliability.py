@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import kill_when_busy, slow_blocks
+from conftest import kill_when_busy, slow_blocks, wait_until, worker_names
 from sklearn.cluster import KMeans as SkKMeans
 from sklearn.linear_model import Lasso as SkLasso
 from sklearn.naive_bayes import GaussianNB as SkGaussianNB
@@ -144,3 +144,19 @@ def test_gaussian_nb_fit_survives_a_worker_killed_during_its_pass(lost, tmp_path
     np.testing.assert_allclose(gnb.var_.numpy(), sk.var_, rtol=1e-10)
     np.testing.assert_array_equal(gnb.predict(x).numpy(), sk.predict(xs))
     lost.healed(comm.workers[2])
+
+
+@pytest.mark.timeout(240)
+def test_a_fit_on_driver_data_of_a_lost_worker_is_a_clear_error(lost):
+    """Driver data has no graph to recompute: the fit raises the array's lost-worker error."""
+    comm = lost.comm()
+    data = np.random.default_rng(2).normal(size=(40, 3))
+    x = ht.array(data, split=0, comm=comm)
+    victim = comm.workers[2]
+    lost.kill(victim)
+    wait_until(lambda: victim not in worker_names(lost.client), 30, "the loss to be noticed")
+    km = KMeans(n_clusters=4, init=INIT)
+    with pytest.raises(RuntimeError, match=r"chunk of rank 2 \(worker .*\) is lost: it was sent"):
+        km.fit(x)
+    assert km.cluster_centers_ is None
+    lost.healed(victim)
