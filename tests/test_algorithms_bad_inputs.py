@@ -158,3 +158,43 @@ def test_normalizer_needs_no_fit_as_in_scikit_learn(data):
     got = Normalizer().transform(data["x"][0]).numpy()
     np.testing.assert_allclose(got, SkNormalizer().transform(X), rtol=1e-12)
     unchanged(data)
+
+
+FACE = {
+    "KMeans": lambda face: (face.cluster.KMeans(n_clusters=2), None),
+    "Spectral": lambda face: (face.cluster.Spectral(n_clusters=2), None),
+    "StandardScaler": lambda face: (face.preprocessing.StandardScaler(), None),
+    "Lasso": lambda face: (face.regression.Lasso(), "float"),
+    "GaussianNB": lambda face: (face.naive_bayes.GaussianNB(), "int"),
+    "KNeighborsClassifier": lambda face: (face.classification.KNeighborsClassifier(3), "int"),
+}
+
+
+@pytest.mark.parametrize("name", FACE)
+def test_the_heat_face_gives_the_same_errors(comm_of, name):
+    """The face's estimators run the core's checks: NaN at fit, unfitted use, wrong features."""
+    import dndask.heat as face
+
+    comm = comm_of(2)
+    arrays = {
+        "x": face.array(X, split=0, comm=comm),
+        "nan": face.array(NAN, split=0, comm=comm),
+        "narrow": face.array(X[:, :2], split=0, comm=comm),
+        "int": face.array(LABELS, split=0, comm=comm),
+        "float": face.array(LABELS.astype(np.float64), split=0, comm=comm),
+    }
+    est, target = FACE[name](face)
+    method = est.predict if hasattr(est, "predict") else est.transform
+
+    def fit(x):
+        return est.fit(arrays[x]) if target is None else est.fit(arrays[x], arrays[target])
+
+    with pytest.raises(ValueError, match=f"this {name} is not fitted yet"):
+        method(arrays["x"])
+    with pytest.raises(ValueError, match=r"`[xX]` must be finite, got .*NaN or infinite values"):
+        fit("nan")
+    fit("x")
+    with pytest.raises(ValueError, match=r"`[xX]` must have 3 features \(as .*fit.*\), got 2"):
+        method(arrays["narrow"])
+    np.testing.assert_array_equal(arrays["nan"].numpy(), NAN)
+    np.testing.assert_array_equal(arrays["x"].numpy(), X)
