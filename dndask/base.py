@@ -24,6 +24,7 @@ import numbers
 from collections.abc import Callable
 
 import dask
+import distributed
 import numpy as np
 
 import dndask as ht
@@ -242,7 +243,16 @@ def per_chunk(x: ht.DNDarray, fn: Callable, *args, indexed: bool = False) -> lis
     else:
         tasks = [call(block, *args) for block in blocks]
     client = x.comm.client
-    return client.gather(client.compute(tasks))
+    try:
+        return client.gather(client.compute(tasks))
+    except _CANCELLED:
+        # Dask cancels a pass whose chunk was sent from the driver and died with its worker;
+        # the array's own wait says which rank lost it and what to do (or finds nothing)
+        x.persist(wait=True)
+        raise
+
+
+_CANCELLED = (distributed.client.FutureCancelledError, distributed.client.FuturesCancelledError)
 
 
 def map_rows(

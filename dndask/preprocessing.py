@@ -62,6 +62,10 @@ def _summary(block) -> tuple:
     return n, mean, ((b - mean) ** 2).sum(axis=0), b.min(axis=0), b.max(axis=0)
 
 
+def _count_nonfinite(block) -> int:
+    return int(np.size(block) - np.count_nonzero(np.isfinite(block)))
+
+
 def _merge(a: tuple, b: tuple) -> tuple:
     """Chan's parallel rule: the summary of two disjoint sets of rows."""
     na, ma, sa, lo_a, hi_a = a
@@ -90,7 +94,17 @@ def column_stats(x: ht.DNDarray) -> dict:
         for p in parts[1:]:
             total = _merge(total, p)
         n, mean, m2, lo, hi = total
+    _finite(mean + lo + hi)
     return {"n": n, "mean": mean, "var": m2 / max(n, 1), "min": lo, "max": hi}
+
+
+def _finite(values: np.ndarray, name: str = "X") -> None:
+    """ValueError when a per-feature statistic is NaN or infinite: its feature holds one."""
+    bad = np.flatnonzero(~np.isfinite(values))
+    if len(bad):
+        raise ValueError(
+            f"`{name}` must be finite, got NaN or infinite values in feature(s) {bad.tolist()}"
+        )
 
 
 def _param(values: np.ndarray, x: ht.DNDarray) -> ht.DNDarray:
@@ -284,6 +298,7 @@ class RobustScaler(_AffineScaler):
         X = _check(X)
         lo, hi = self.quantile_range
         q = np.asarray(ht.percentile(X, [lo, 50.0, hi], axis=0).numpy(), dtype=np.float64)
+        _finite(q.sum(axis=0))
         f = X.shape[1]
         self._shift = q[1] if self.with_centering else np.zeros(f)
         iqr = q[2] - q[0]
@@ -317,8 +332,12 @@ class Normalizer(TransformMixin, BaseEstimator):
         self.copy = copy
 
     def fit(self, X: ht.DNDarray, y=None) -> Normalizer:
-        """Check ``X``; there is nothing to learn."""
-        _check(X)
+        """Check ``X`` (its shape, dtype and that it is finite: one pass); there is nothing
+        to learn."""
+        X = _check(X)
+        bad = sum(per_chunk(X, _count_nonfinite))
+        if bad:
+            raise ValueError(f"`X` must be finite, got {bad} NaN or infinite values")
         return self
 
     def transform(self, X: ht.DNDarray) -> ht.DNDarray:

@@ -10,146 +10,22 @@ other tests share).
 from __future__ import annotations
 
 import gc
-import logging
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import dask
-import dask.array as da
 import distributed
 import numpy as np
 import pytest
 import torch
-from conftest import assert_layout
+from conftest import N_SPARE, assert_layout, kill_when_busy, slow_blocks, wait_until, worker_names
 
 import dndask as ht
-from dndask import _comm, _dndarray, _recovery, _runtime
-
-N_SPARE = 3  # workers of the dedicated cluster
-RESTART_TIMEOUT = 90.0  # seconds a nanny may take to bring a killed worker back
-
-
-# ------------------------------------------------------------------ helpers
-def worker_names(client: distributed.Client) -> dict[str, object]:
-    """Address -> name of every worker the scheduler knows now."""
-    info = _comm.live_workers(client)
-    return {address: w["name"] for address, w in info.items()}
-
-
-def wait_until(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
-
-
-class Spare:
-    """The dedicated cluster: its client, a comm over its workers, and their pids."""
-
-    def __init__(self, cluster: distributed.LocalCluster, client: distributed.Client):
-        self.cluster = cluster
-        self.client = client
-
-    def comm(self) -> ht.Comm:
-        return ht.Comm.from_client(self.client)
-
-    def pid(self, address: str) -> int:
-        return self.client.run(os.getpid, workers=[address])[address]
-
-    def kill(self, address: str, pid: int | None = None) -> None:
-        """SIGKILL one worker process (by its own pid); its nanny starts a new one."""
-        os.kill(pid or self.pid(address), signal.SIGKILL)
-
-    def healed(self, lost: str) -> None:
-        """Wait until the scheduler has dropped ``lost`` and all workers are back."""
-
-        def back():
-            names = worker_names(self.client)
-            return lost not in names and len(names) >= N_SPARE
-
-        wait_until(back, RESTART_TIMEOUT, f"the worker replacing {lost}")
-
-    def serving(self, comm: ht.Comm) -> list[str]:
-        """The address that serves each rank of ``comm`` now (the worker of the same name)."""
-        by_name = {name: address for address, name in worker_names(self.client).items()}
-        return [by_name[self.names[w]] for w in comm.workers]
-
-    def remember_names(self) -> None:
-        self.names = worker_names(self.client)
-
-
-@pytest.fixture(scope="module")
-def spare(client):
-    """A 3-worker cluster the tests may kill workers of (the session cluster stays intact).
-
-    ``client`` (the session cluster) is started first so that dndask's default
-    client is never this one.
-    """
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DNDASK_LOST_WORKER_TIMEOUT", str(RESTART_TIMEOUT))
-        cluster = _runtime.LoopbackCluster(  # what ht.init starts (see its docstring)
-            n_workers=N_SPARE,
-            threads_per_worker=1,
-            host="127.0.0.1",
-            dashboard_address=None,
-            processes=True,
-            silence_logs=logging.WARNING,  # shown by pytest only when a test fails
-        )
-        own = distributed.Client(cluster, set_as_default=False)
-        s = Spare(cluster, own)
-        with own.as_current():
-            ht.arange(3, split=0, comm=s.comm()).numpy()  # installs dndask's scheduler plugin
-    try:
-        yield s
-    finally:
-        own.close()
-        cluster.close()
-
-
-@pytest.fixture
-def lost(spare):
-    """Run a test against the dedicated cluster, its client current in this thread.
-
-    (``ht.per_rank`` waits through the current client.)
-    """
-    with spare.client.as_current():
-        spare.remember_names()
-        yield spare
-
-
-def slow_blocks(x: da.Array, marks: Path, delay: float) -> da.Array:
-    """``x`` with each block held back ``delay`` s; a block leaves ``marks/<pid>`` when it starts.
-
-    The file tells the test which worker process is busy, so it can kill that
-    process while the task runs.
-    """
-
-    def hold(block):
-        (marks / str(os.getpid())).touch()
-        time.sleep(delay)
-        return block
-
-    return x.map_blocks(hold, dtype=x.dtype, meta=x._meta)
-
-
-def kill_when_busy(spare: Spare, address: str, marks: Path) -> threading.Thread:
-    """A thread that kills ``address``'s worker process as soon as a slow block runs on it."""
-    pid = spare.pid(address)
-
-    def watch():
-        wait_until((marks / str(pid)).exists, 60, f"a slow block on {address}")
-        spare.kill(address, pid)
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    return thread
+from dndask import _dndarray, _recovery
 
 
 # ------------------------------------------------------------------- soak

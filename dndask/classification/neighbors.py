@@ -107,7 +107,7 @@ class KNeighborsClassifier(ClassificationMixin, BaseEstimator):
     def predict(self, x: ht.DNDarray) -> ht.DNDarray:
         """The predicted class of every row of ``x`` (``x``'s split)."""
         check_fitted(self, "x_")
-        x = check_samples(x, n_features=self.x_.shape[1], finite=False)
+        x = check_samples(x, n_features=self.x_.shape[1])
         train = self.x_.to_dask()
         votes = da.from_array(self._votes, chunks=(train.chunks[0], (self._votes.shape[1],)))
         out = da.blockwise(

@@ -213,8 +213,12 @@ class Spectral(ClusteringMixin, BaseEstimator):
         """Cluster the rows of ``x`` (see the class)."""
         self.check_params()
         x = check_samples(x, min_samples=2)
-        values, vectors = self._embedding(x)
         k = self.n_clusters
+        if k is not None and k > x.shape[0]:
+            raise ValueError(
+                f"`n_clusters` must be at most the number of samples, {x.shape[0]}, got {k}"
+            )
+        values, vectors = self._embedding(x)
         if k is None:
             k = int(np.argmax(np.diff(values))) + 1 if len(values) > 1 else 1
         k = min(k, vectors.shape[1], x.shape[0])
@@ -226,13 +230,14 @@ class Spectral(ClusteringMixin, BaseEstimator):
         self.labels_ = km.labels_
         self.cluster_centers_ = km.cluster_centers_
         self.eigenvalues_ = values
+        self._n_features = x.shape[1]
         return self
 
     def predict(self, x: ht.DNDarray) -> ht.DNDarray:
         """The labels of the fitted samples: a spectral embedding has no out-of-sample map,
         so ``x`` must be the data ``fit`` saw (its shape is checked)."""
         check_fitted(self, "labels_")
-        x = check_samples(x)
+        x = check_samples(x, n_features=self._n_features)
         if x.shape[0] != self.labels_.shape[0]:
             raise ValueError(
                 f"`x` must be the fitted data, {self.labels_.shape[0]} samples, got {x.shape[0]}"

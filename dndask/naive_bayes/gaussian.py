@@ -230,7 +230,7 @@ class GaussianNB(ClassificationMixin, BaseEstimator):
     # ------------------------------------------------------------------ prediction
     def _model(self, x):
         check_fitted(self, "theta_")
-        x = check_samples(x, n_features=self.theta_.shape[1], finite=False)
+        x = check_samples(x, n_features=self.theta_.shape[1])
         theta = self.theta_.numpy().astype(np.float64)
         var = self.var_.numpy().astype(np.float64)
         with np.errstate(divide="ignore"):

@@ -124,5 +124,5 @@ class Lasso(RegressionMixin, BaseEstimator):
     def predict(self, x: ht.DNDarray) -> ht.DNDarray:
         """``x @ theta``: ``(n_samples, 1)``."""
         check_fitted(self, "theta")
-        x = check_samples(x, n_features=self.theta.shape[0], finite=False)
+        x = check_samples(x, n_features=self.theta.shape[0])
         return ht.matmul(x.astype(self.theta.to_dask().dtype), self.theta)
