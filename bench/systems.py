@@ -30,6 +30,7 @@ import distributed
 import numpy as np
 
 import dndask as ht
+from dndask import _transport
 
 from . import _rss, algorithms, workloads
 
@@ -41,16 +42,22 @@ def mark_transfers(dask_worker) -> None:
     """Mark every transfer this worker has logged so far as already counted."""
     for entry in dask_worker.transfer_incoming_log:
         entry["bench_counted"] = True
+    for entry in _transport.RECEIVED:
+        entry["bench_counted"] = True
 
 
 def new_transfer_bytes(dask_worker) -> int:
     """Bytes of the transfers logged since :func:`mark_transfers` (fetched from other workers).
 
-    The log's entries are marked rather than the log replaced, so other
-    instrumentation of the log (the test suite's) keeps working.
+    Dask's transfers, less the metadata of the shared-memory transport's control tasks,
+    plus the bytes that transport's collects read from ``/dev/shm``. The logs' entries
+    are marked rather than the logs replaced, so other instrumentation of the log (the
+    test suite's) keeps working.
     """
-    log = dask_worker.transfer_incoming_log
-    return sum(e["total"] for e in log if not e.get("bench_counted"))
+    log = [e for e in dask_worker.transfer_incoming_log if not e.get("bench_counted")]
+    control = sum(n for e in log for k, n in e["keys"].items() if _transport.is_control(k))
+    by_file = sum(e["total"] for e in _transport.RECEIVED if not e.get("bench_counted"))
+    return sum(e["total"] for e in log) - control + by_file
 
 
 def meter_start(dask_worker) -> str:

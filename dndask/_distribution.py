@@ -9,6 +9,7 @@ an output made of one such piece is an alias of it.
 
 from __future__ import annotations
 
+import logging
 import math
 import operator
 import os
@@ -20,13 +21,20 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _layout, _xp
-from ._compat import SliceTask, TaskRef, new_array
+from . import _hosts, _layout, _transport, _xp
+from ._compat import Alias, List, SliceTask, Task, TaskRef, new_array
 from ._graph import block_index, chunk_meta, empty, meta_of
 
 # Above this many pieces, resplit_ hands the work to Dask's p2p rechunk.
 _P2P_ENV = "DNDASK_P2P_THRESHOLD"
 _P2P_DEFAULT = 64 * 64
+# The transport of a relayout whose ``method`` is None; bytes /dev/shm must keep free.
+_METHOD_ENV = "DNDASK_RELAYOUT"
+_RESERVE_ENV = "DNDASK_SHM_RESERVE"
+_RESERVE_DEFAULT = 64 * 2**20
+METHODS = ("shm", "tasks", "p2p")
+
+log = logging.getLogger("dndask")
 
 
 def _concat(parts: list[np.ndarray], axis: int) -> np.ndarray:
@@ -75,6 +83,88 @@ def build(
     return new_array(graph, name, out_chunks, x), task_ranks
 
 
+def _lshape(dist: _layout.Distribution, chunks, rank: int) -> list[int]:
+    return [c[rank] if a == dist.split else c[0] for a, c in enumerate(chunks)]
+
+
+def _piece_shape(lshape: Sequence[int], index) -> tuple[int, ...]:
+    if index is None:
+        return tuple(lshape)
+    return tuple(len(range(*i.indices(n))) for i, n in zip(index, lshape, strict=True))
+
+
+def build_shm(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "relayout"):
+    """The shared-memory graph of ``plan``: a post per sending rank, a barrier, a collect per rank.
+
+    At most ``2P + 1`` tasks (:mod:`dndask._transport`). A piece that stays on its rank
+    reaches the collect by reference to its source chunk; an output that is one whole
+    kept chunk is an alias of it, as in :func:`build`. Returns the array and the ranks
+    of the posts and the barrier (the collects are the output chunks: placed as such).
+    """
+    if plan.is_identity:
+        return x, {}
+    src, dst, ndim = plan.src, plan.dst, x.ndim
+    in_chunks, out_chunks = src.chunks(plan.shape), dst.chunks(plan.shape)
+    token = tokenize(x.name, plan.pieces, out_chunks, dst.split, "shm")
+    name = f"{prefix}-{token}"
+    post_name = f"{_transport.POST_PREFIX}{tag}-{token}"
+    barrier_key = f"{_transport.BARRIER_PREFIX}{tag}-{token}"
+    base = _transport.segment_base(tag, token)
+
+    def src_key(rank: int) -> tuple:
+        return (x.name, *block_index(src.split, ndim, rank))
+
+    outgoing: dict[int, list] = {}
+    for r, moves in enumerate(plan.pieces):
+        for m in moves:
+            if m.src != r and m.elements:
+                outgoing.setdefault(m.src, []).append((r, m.index))
+    dsk: dict = {}
+    task_ranks: dict = {}
+    for s, out in sorted(outgoing.items()):
+        key = (post_name, s)  # never fused: it runs on the source's rank
+        dsk[key] = SliceTask(key, _transport.post, TaskRef(src_key(s)), base, s, out)
+        task_ranks[key] = s
+    if outgoing:
+        posts = [TaskRef((post_name, s)) for s in sorted(outgoing)]
+        dsk[barrier_key] = SliceTask(barrier_key, _transport.barrier, *posts)
+        task_ranks[barrier_key] = 0
+    for r, moves in enumerate(plan.pieces):
+        out_key = (name, *block_index(dst.split, ndim, r))
+        lshape = _lshape(dst, out_chunks, r)
+        if not moves:
+            dsk[out_key] = Task(out_key, empty, lshape, x.dtype, meta_of(x.dtype, ndim, like=x))
+            continue
+        if len(moves) == 1 and moves[0].src == r and moves[0].index is None:
+            dsk[out_key] = Alias(out_key, src_key(r))  # the whole chunk stays
+            continue
+        kept: list = []
+        spec: list = []
+        shm = False
+        for m in moves:
+            shape = _piece_shape(_lshape(src, in_chunks, m.src), m.index)
+            if m.src == r:
+                kept.append(TaskRef(src_key(m.src)))
+                spec.append(("kept", len(kept) - 1, m.index, shape[plan.axis]))
+            else:
+                spec.append(("shm", m.src, r, shape))
+                shm = shm or m.elements > 0
+        generations = TaskRef(barrier_key) if shm else None
+        dsk[out_key] = Task(
+            out_key,
+            _transport.collect,
+            generations,
+            List(*kept),
+            spec,
+            lshape,
+            x.dtype,
+            plan.axis,
+            base,
+        )
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
+    return new_array(graph, name, out_chunks, x), task_ranks
+
+
 class _Chunks(NamedTuple):
     """The stand-in comm of a grid whose chunks are Dask's, not ranks (only its size counts)."""
 
@@ -111,9 +201,29 @@ def restore_empty_ranks(x: da.Array, split: int, counts: Sequence[int]) -> da.Ar
 
 
 def check_method(method: object) -> None:
-    """Reject an unknown resplit ``method``."""
-    if method not in (None, "tasks", "p2p"):
-        raise ValueError(f"`method` must be None, 'tasks' or 'p2p', got {method!r}")
+    """Reject an unknown relayout ``method``."""
+    if method is not None and method not in METHODS:
+        raise ValueError(f"`method` must be None, 'shm', 'tasks' or 'p2p', got {method!r}")
+
+
+def default_method() -> str | None:
+    """``$DNDASK_RELAYOUT`` (a method, or unset/empty for dndask's choice)."""
+    raw = os.environ.get(_METHOD_ENV, "")
+    if raw and raw not in METHODS:
+        raise ValueError(f"`{_METHOD_ENV}` must be 'shm', 'tasks' or 'p2p', got {raw!r}")
+    return raw or None
+
+
+def shm_reserve() -> int:
+    """Bytes of ``/dev/shm`` a relayout leaves free (``$DNDASK_SHM_RESERVE``, 64 MiB)."""
+    raw = os.environ.get(_RESERVE_ENV, str(_RESERVE_DEFAULT))
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"`{_RESERVE_ENV}` must be a non-negative int, got {raw!r}")
+    return value
 
 
 def p2p_threshold() -> int:
@@ -128,38 +238,163 @@ def p2p_threshold() -> int:
     return value
 
 
-def relayout_graph(
-    x: da.Array, src: _layout.Distribution, dst: _layout.Distribution, method: str | None = None
-) -> tuple[da.Array, dict]:
-    """The graph laying ``x`` (laid out as ``src``) out as ``dst``, and its tasks' ranks.
+class RelayoutReport(NamedTuple):
+    """What a relayout does: its transport and the bytes each pair of ranks moves.
 
-    ``method`` only matters for a change between two split axes: ``"tasks"``
-    (one slice task per pair of ranks; every chunk stays where dndask places
-    it), ``"p2p"`` (Dask's peer-to-peer rechunk; a graph linear in ranks but
-    placement left to Dask) or ``None`` to pick ``"p2p"`` above
-    :func:`p2p_threshold` pieces.
+    ``transport`` is ``"shm"``, ``"tasks"``, ``"p2p"`` or ``"none"`` (the same chunk grid:
+    nothing moves); ``pairs`` maps ``(source rank, destination rank)`` to bytes, for the
+    pairs that move any (``None`` for ``"p2p"``: Dask plans that move itself).
+    """
+
+    transport: str
+    pairs: dict | None
+
+    @property
+    def moved(self) -> int | None:
+        """Bytes that change rank in all."""
+        return None if self.pairs is None else sum(self.pairs.values())
+
+
+def pair_bytes(plan: _layout.RelayoutPlan, itemsize: int) -> dict:
+    """``(src, dst) -> bytes`` of the pieces of ``plan`` that change rank."""
+    out: dict = {}
+    for r, moves in enumerate(plan.pieces):
+        for m in moves:
+            if m.src != r and m.elements:
+                out[(m.src, r)] = out.get((m.src, r), 0) + m.elements * itemsize
+    return out
+
+
+def _shm_blocker(x: da.Array, comm) -> str | None:
+    """Why the shared-memory transport cannot carry ``x`` between ``comm``'s ranks, or None."""
+    meta = chunk_meta(x)
+    if type(meta) is not np.ndarray:
+        return f"numpy chunks, got {type(meta).__name__} chunks"
+    if x.dtype.hasobject:
+        return f"a dtype without Python objects, got {x.dtype}"
+    workers = getattr(comm, "workers", None)
+    if not workers:
+        return "a comm of workers"
+    try:
+        same = _hosts.shared_host(comm.client, workers)
+    except Exception as exc:  # no cluster to ask
+        return f"workers that report their host ({exc})"
+    return None if same else "every rank on one host"
+
+
+def _transport_of(
+    x: da.Array, src: _layout.Distribution, dst: _layout.Distribution, method: str | None
+) -> str:
+    """The transport of the relayout (``"shm"``, ``"tasks"`` or ``"p2p"``), checks done.
+
+    ``method`` given is a demand (ValueError where it cannot be met); ``None`` takes
+    ``$DNDASK_RELAYOUT`` as a preference, else shm where :func:`_shm_blocker` allows.
+    """
+    chosen = method if method is not None else default_method()
+    demanded = method is not None
+    between_axes = None not in (src.split, dst.split) and src.split != dst.split
+    device = _xp.device_of(chunk_meta(x))
+    if device.device_type != "cpu":  # P2P and shm stage numpy: device chunks use tasks
+        if demanded and method in ("p2p", "shm") and (between_axes or method == "shm"):
+            raise ValueError(
+                f"`method` {method!r} needs host chunks (it stages them as numpy), "
+                f"got chunks on {device}; use method='tasks' or None"
+            )
+        return "tasks"
+    if chosen in (None, "shm"):
+        blocker = _shm_blocker(x, src.comm)
+        if blocker is None:
+            return "shm"
+        if demanded:
+            raise ValueError(f"`method` 'shm' needs {blocker}; use method='tasks' or None")
+        chosen = None
+    return _by_dask(src, dst, chosen)
+
+
+def _by_dask(src: _layout.Distribution, dst: _layout.Distribution, chosen: str | None) -> str:
+    """The transport through Dask's comms: ``"p2p"`` (asked, or above the threshold), else tasks."""
+    between_axes = None not in (src.split, dst.split) and src.split != dst.split
+    if between_axes and (
+        chosen == "p2p" or (chosen is None and src.size * src.size > p2p_threshold())
+    ):
+        return "p2p"
+    return "tasks"
+
+
+def _room_for(needed: int, fallback: str) -> bool:
+    """Whether ``/dev/shm`` takes ``needed`` more bytes and keeps its reserve (logged if not)."""
+    free, reserve = _transport.free_bytes(), shm_reserve()
+    if free - reserve >= needed:
+        return True
+    log.warning(
+        "dndask: /dev/shm has %d bytes free with a reserve of %d (%s), the relayout "
+        "needs %d: using %r",
+        free,
+        reserve,
+        _RESERVE_ENV,
+        needed,
+        fallback,
+    )
+    return False
+
+
+def relayout_plan(
+    x: da.Array, src: _layout.Distribution, dst: _layout.Distribution, method: str | None = None
+) -> tuple[RelayoutReport, _layout.RelayoutPlan | None]:
+    """The report of laying ``x`` (laid out as ``src``) out as ``dst``, and its plan.
+
+    The plan is ``None`` where nothing moves or Dask's p2p rechunk plans the move.
+    Checks ``method`` and the distributions as :func:`relayout_graph` does.
     """
     check_method(method)
     shape = tuple(int(s) for s in x.shape)
     _layout.check_relayout(shape, src, dst)
     if src.chunks(shape) == dst.chunks(shape):  # the same grid: every chunk stays put
-        return x, {}
-    between_axes = None not in (src.split, dst.split) and src.split != dst.split
-    size = src.size
-    device = _xp.device_of(chunk_meta(x))
-    if device.device_type != "cpu":  # P2P stages its shards as numpy: device chunks use tasks
-        if between_axes and method == "p2p":
-            raise ValueError(
-                f"`method` 'p2p' needs host chunks (Dask's P2P rechunk stages them as numpy), "
-                f"got chunks on {device}; use method='tasks' or None"
-            )
-        method = "tasks"
-    if between_axes and (method == "p2p" or (method is None and size * size > p2p_threshold())):
-        # Dask drops the empty chunks of empty ranks (all of them without elements).
-        y = x.rechunk(dst.chunks(shape), method="p2p")
-        return restore_empty_ranks(y, dst.split, dst.counts), {}
+        return RelayoutReport("none", {}), None
+    transport = _transport_of(x, src, dst, method)
+    if transport == "shm":  # the bytes moved must fit in /dev/shm, else Dask's comms
+        plan = _layout.plan_relayout(shape, src, dst)
+        pairs = pair_bytes(plan, x.dtype.itemsize)
+        fallback = _by_dask(src, dst, None)
+        if _room_for(sum(pairs.values()), fallback):
+            return RelayoutReport("shm", pairs), plan
+        transport = fallback
+    if transport == "p2p":
+        return RelayoutReport("p2p", None), None
     # planned only here: the P² pieces are what the p2p path above avoids building
-    return build(x, _layout.plan_relayout(shape, src, dst))
+    plan = _layout.plan_relayout(shape, src, dst)
+    return RelayoutReport(transport, pair_bytes(plan, x.dtype.itemsize)), plan
+
+
+def relayout_graph(
+    x: da.Array, src: _layout.Distribution, dst: _layout.Distribution, method: str | None = None
+) -> tuple[da.Array, dict]:
+    """The graph laying ``x`` (laid out as ``src``) out as ``dst``, and its tasks' ranks.
+
+    ``method`` picks the transport: ``"shm"`` (a post per source rank writes its pieces
+    into ``/dev/shm``, a barrier, a collect per destination rank maps them: ``2P + 1``
+    tasks; all ranks on one host, numpy chunks), ``"tasks"`` (one slice task per pair
+    of ranks, moved by Dask), ``"p2p"`` (Dask's peer-to-peer rechunk, only between two
+    split axes; placement left to Dask) or ``None``: ``$DNDASK_RELAYOUT`` if set, else
+    shm where it can, else ``"p2p"`` above :func:`p2p_threshold` pieces and ``"tasks"``
+    below. Shm falls back to that choice (logged on ``"dndask"``) when ``/dev/shm`` lacks
+    room for the bytes moved plus ``$DNDASK_SHM_RESERVE``. The choice and the bytes per pair
+    of ranks are logged at debug level (:func:`relayout_plan` returns them).
+    """
+    report, plan = relayout_plan(x, src, dst, method)
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("relayout %s: %s, bytes by (src, dst) %s", x.name, *report)
+    if report.transport == "none":
+        return x, {}
+    if report.transport == "p2p":
+        # Dask drops the empty chunks of empty ranks (all of them without elements).
+        y = x.rechunk(dst.chunks(x.shape), method="p2p")
+        return restore_empty_ranks(y, dst.split, dst.counts), {}
+    if report.transport == "shm":
+        client = src.comm.client
+        _transport.ensure_janitor(client)
+        return build_shm(x, plan, _transport.cluster_tag(client))
+    return build(x, plan)
 
 
 def relayout_(array, dst: _layout.Distribution, method: str | None = None):

@@ -244,7 +244,7 @@ class DNDarray(DistributedArray):
         out._producer = self._producer
         return out
 
-    def redistribute_(self, lshape_map=None, target_map=None) -> DNDarray:
+    def redistribute_(self, lshape_map=None, target_map=None, *, method=None) -> DNDarray:
         """Move rows along ``split`` so rank ``r`` holds ``target_map[r, split]`` of them.
 
         Lazy: the graph changes now, data moves (worker to worker) when the
@@ -259,6 +259,9 @@ class DNDarray(DistributedArray):
         target_map : torch.Tensor, optional
             An integer ``(comm.size, ndim)`` map; non-split columns must equal
             the global shape, the split column must sum to ``shape[split]``.
+        method : {None, 'shm', 'tasks', 'p2p'}, optional
+            How the rows travel (see :func:`dndask._distribution.relayout_graph`);
+            ``None`` picks shared memory when every rank is on one host.
 
         Returns
         -------
@@ -274,6 +277,7 @@ class DNDarray(DistributedArray):
         >>> a.redistribute_(target_map=target).lshape_map[:, 0].tolist()
         [1, 2, 2, 2]
         """
+        _distribution.check_method(method)
         if self._split is None:
             raise ValueError(
                 "`redistribute_` needs a split array, got split=None; use resplit_(axis) first"
@@ -291,11 +295,13 @@ class DNDarray(DistributedArray):
         else:
             counts = _layout.validate_map(target_map, shape, split, size, "target_map")
             target = self._distribution.with_counts(counts)
-        return _distribution.relayout_(self, target)
+        return _distribution.relayout_(self, target, method)
 
-    def redistribute(self, lshape_map=None, target_map=None) -> DNDarray:
+    def redistribute(self, lshape_map=None, target_map=None, *, method=None) -> DNDarray:
         """Out-of-place :meth:`redistribute_`: a redistributed copy."""
-        return self.copy().redistribute_(lshape_map=lshape_map, target_map=target_map)
+        return self.copy().redistribute_(
+            lshape_map=lshape_map, target_map=target_map, method=method
+        )
 
     def balance_(self) -> DNDarray:
         """Redistribute to Heat's balanced layout (no-op if balanced); returns ``self``."""

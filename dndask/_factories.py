@@ -438,11 +438,14 @@ def redistribute(arr: DNDarray, lshape_map=None, target_map=None) -> DNDarray:
 def resplit(arr: DNDarray, axis: int | None = None, *, method: str | None = None) -> DNDarray:
     """Out-of-place resplit: a copy of ``arr`` split along ``axis`` (gathered if None).
 
-    ``method="tasks"`` builds one slice task per pair of ranks and keeps every
-    chunk on its rank; ``"p2p"`` uses Dask's peer-to-peer rechunk, whose graph
-    grows linearly with the ranks but whose output placement Dask decides.
-    By default ``"tasks"`` is used up to 64 ranks (``$DNDASK_P2P_THRESHOLD``
-    pieces).
+    ``method="shm"`` moves the pieces through ``/dev/shm`` (every rank on one
+    host, numpy chunks): a post per source rank, a barrier, a collect per
+    destination rank, ``2P + 1`` tasks. ``"tasks"`` builds one slice task per
+    pair of ranks and keeps every chunk on its rank; ``"p2p"`` uses Dask's
+    peer-to-peer rechunk, whose graph grows linearly with the ranks but whose
+    output placement Dask decides. By default (``None``, or ``$DNDASK_RELAYOUT``)
+    ``"shm"`` where it can, else ``"tasks"`` up to 64 ranks
+    (``$DNDASK_P2P_THRESHOLD`` pieces) and ``"p2p"`` above.
 
     >>> import dndask as ht
     >>> ht.resplit(ht.zeros((4, 6), split=0), 1).split

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 import distributed
 
+from ._compat import scheduler_workers
+
 SHM_DIR = "/dev/shm"
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 
@@ -70,3 +72,16 @@ def host_groups(client: distributed.Client, workers: Sequence[str]) -> list[list
 def one_host(client: distributed.Client, workers: Sequence[str]) -> bool:
     """Whether all ``workers`` share one host (and so one ``/dev/shm``)."""
     return len(host_groups(client, workers)) <= 1
+
+
+def shared_host(client: distributed.Client, workers: Sequence[str]) -> bool:
+    """Whether all ``workers`` are live and share one host (False if any is unknown).
+
+    Workers asked before answer from the cache; only unknown ones cost a query of the
+    scheduler (are they live?) and one of them (their identity).
+    """
+    with _lock:
+        missing = [w for w in workers if w not in _known]
+    if missing and not set(missing) <= set(scheduler_workers(client)):
+        return False
+    return one_host(client, workers)

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import distributed
 
-from . import _launch, _mpi, _recovery
+from . import _launch, _mpi, _recovery, _transport
 from ._compat import NannyKeepingCluster
 
 __all__ = ["current_client", "init", "on_shutdown", "shutdown"]
@@ -317,7 +317,8 @@ def shutdown() -> None:
 
     Under MPI this shuts the job's scheduler and workers down, so every MPI
     process can exit. A client the user created and dndask merely reused is
-    left open.
+    left open. The shared-memory segments the cluster's relayouts left in
+    ``/dev/shm`` (see :mod:`dndask._transport`) are removed with it.
 
     >>> import dndask as ht
     >>> ht.shutdown()
@@ -328,6 +329,12 @@ def shutdown() -> None:
         _client, _cluster, _owns_client, _in_mpi_job = None, None, False, False
         for hook in _shutdown_hooks:
             hook()
+        tag = _transport.cluster_tag(client) if owned and client is not None else None
+        if tag is not None and _alive(client):
+            # the shared-memory segments this cluster's relayouts left (a killed post, a
+            # cancelled compute): on every worker's host while they live
+            with contextlib.suppress(Exception):
+                client.run(_transport.remove_segments, tag)
         if owned and client is not None and in_mpi:
             _mpi.shutdown(client)
         elif owned and client is not None:
@@ -335,6 +342,8 @@ def shutdown() -> None:
         if cluster is not None:
             with _quiet_nanny_shutdown():
                 cluster.close()
+        if tag is not None:
+            _transport.remove_segments(tag)  # and here, after the workers are gone
 
 
 @contextlib.contextmanager

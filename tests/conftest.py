@@ -41,7 +41,7 @@ for _key, _value in QUIET_POLLING.items():
     os.environ.setdefault(_name, str(_value))
 
 import dndask as ht  # noqa: E402 (after the settings above)
-from dndask import _comm, _runtime, _xp  # noqa: E402
+from dndask import _comm, _runtime, _transport, _xp  # noqa: E402
 
 N_WORKERS = 5
 RANK_COUNTS = (1, 2, 3, 4, 5)
@@ -128,7 +128,9 @@ def received_bytes(client, since: float) -> int:
     """Bytes the workers fetched from each other after ``since`` (their own transfer logs).
 
     The receiving side logs a transfer before the task that needed it runs, so
-    the count is complete once ``persist`` has returned. Each transfer's start
+    the count is complete once ``persist`` has returned. Bytes a shared-memory
+    relayout moves count too (its collects log them as they read them); the
+    metadata of its control tasks (:func:`dndask._transport.is_control`) does not. Each transfer's start
     is read in the worker's own clock (see :func:`stamp_transfers`), which on
     this one-machine cluster is the driver's.
     """
@@ -136,7 +138,11 @@ def received_bytes(client, since: float) -> int:
     def received(dask_worker, since=since):
         delay = dask_worker.scheduler_delay  # only for entries logged before stamping
         log = dask_worker.transfer_incoming_log
-        return sum(e["total"] for e in log if e.get("local_start", e["start"] - delay) >= since)
+        fresh = [e for e in log if e.get("local_start", e["start"] - delay) >= since]
+        # a shared-memory relayout's control tasks carry metadata, its data goes by file
+        control = sum(n for e in fresh for k, n in e["keys"].items() if _transport.is_control(k))
+        by_file = sum(e["total"] for e in _transport.RECEIVED if e["start"] >= since)
+        return sum(e["total"] for e in fresh) - control + by_file
 
     return sum(client.run(received).values())
 
@@ -244,6 +250,18 @@ def client():
     stamp_transfers(c)
     yield c
     ht.shutdown()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Fail the run if this process's clusters left a shared-memory segment in /dev/shm.
+
+    Segment names start with the tag of the driver process that built the relayout
+    (:func:`dndask._transport.cluster_tag`), so other test processes' are not counted.
+    """
+    left = _transport.segments(_transport.process_tag())
+    if left:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        print(f"\ndndask left {len(left)} shared-memory segment(s) in /dev/shm: {left[:5]}")
 
 
 @pytest.fixture(scope="module")

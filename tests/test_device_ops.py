@@ -18,7 +18,7 @@ import torch
 from conftest import gpu_backend_of, holders, on_device
 
 import dndask as ht
-from dndask import _xp
+from dndask import _transport, _xp
 from dndask._linalg import _tsqr
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -165,6 +165,18 @@ def test_p2p_resplit_of_device_chunks_is_refused(gpu_backend, comm_of):
     assert g.split == 0
     c = ht.array(data(), split=0, comm=comm_of(3))
     check(c.resplit(1, method="p2p"), data(), "cpu")
+
+
+def test_shm_relayout_of_device_chunks_is_refused_and_none_keeps_tasks(gpu_backend, comm_of):
+    g = ht.array(data(), split=0, comm=comm_of(3), device="gpu")
+    with pytest.raises(
+        ValueError, match=r"`method` 'shm' needs host chunks .* got chunks on gpu:0"
+    ):
+        g.resplit_(1, method="shm")
+    assert g.split == 0
+    b = g.resplit(1)  # None: Dask's comms, never /dev/shm
+    assert not any(_transport.is_control(k) for k in dict(b.to_dask().dask))
+    check(b, data(), "gpu")
 
 
 # ------------------------------------------------------------------------ elementwise

@@ -116,8 +116,10 @@ def test_resplit_methods_agree(comm_of, method):
 
 
 def test_resplit_picks_p2p_above_threshold(comm_of, monkeypatch):
+    """Where shared memory cannot carry it (no room here), Dask's p2p above the threshold."""
     comm = comm_of(3)
     a = ht.array(global_data((6, 6)), split=0, comm=comm)
+    monkeypatch.setenv("DNDASK_SHM_RESERVE", str(2**62))
     monkeypatch.setenv("DNDASK_P2P_THRESHOLD", "4")
     b = a.resplit(1)
     assert "rechunk-p2p" in b.to_dask().name or "p2p" in str(b.to_dask().dask.layers)
@@ -294,9 +296,9 @@ def test_bad_resplit_axis(comm_of, axis, exc, match):
 
 def test_bad_method_and_arguments(comm_of):
     a = ht.zeros((4, 2), split=0, comm=comm_of(2))
-    with pytest.raises(ValueError, match="`method` must be None, 'tasks' or 'p2p', got 'x'"):
+    with pytest.raises(ValueError, match="`method` must be None, 'shm', 'tasks' or 'p2p', got 'x'"):
         a.resplit_(1, method="x")
-    with pytest.raises(ValueError, match="`method` must be None, 'tasks' or 'p2p', got 'x'"):
+    with pytest.raises(ValueError, match="`method` must be None, 'shm', 'tasks' or 'p2p', got 'x'"):
         a.resplit_(0, method="x")  # checked even when nothing would move
     assert a.split == 0
     with pytest.raises(TypeError, match="`arr` must be a DNDarray, got ndarray"):

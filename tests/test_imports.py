@@ -219,6 +219,7 @@ def test_the_array_core_imports_only_lower_layers():
         "dndask._distribution",
         "dndask._graph",
         "dndask._handoff",  # the LayoutWarning and the table of DNDarrays xarray gave to Dask
+        "dndask._hosts",  # which ranks share a host (and a /dev/shm)
         "dndask._launch",
         "dndask._layout",
         "dndask._mpi",
@@ -227,6 +228,7 @@ def test_the_array_core_imports_only_lower_layers():
         "dndask._recovery",
         "dndask._repr",
         "dndask._torch",
+        "dndask._transport",  # the shared-memory transport's worker-side tasks
         "dndask._types",
         "dndask._worker_logs",
         "dndask._xp",

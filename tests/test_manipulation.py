@@ -17,7 +17,7 @@ from conftest import LayoutBatch, assert_layout, holders, layouts, received_byte
 from dask.core import get_dependencies
 
 import dndask as ht
-from dndask import _layout
+from dndask import _layout, _transport
 from dndask._manipulation import _plan
 
 
@@ -59,9 +59,24 @@ def source_ranks(out: ht.DNDarray, src: ht.DNDarray) -> list[set[int]]:
                 ranks.add(owner[k])
             elif k not in seen and k in dsk:
                 seen.add(k)
-                stack.extend(get_dependencies(dsk, k))
+                stack.extend(reads(dsk, k))
         result.append(ranks)
     return result
+
+
+def reads(dsk, key) -> list:
+    """The keys whose data the task ``key`` reads.
+
+    Its dependencies, but for a shared-memory collect: it depends on every post through
+    the barrier (metadata), and reads the files of the posts its spec names.
+    """
+    deps = list(get_dependencies(dsk, key))
+    files = _transport.file_sources(dsk[key])
+    if not files:
+        return deps
+    barrier = [d for d in deps if _transport.is_control(d)]
+    posts = [p for b in barrier for p in get_dependencies(dsk, b) if p[1] in files]
+    return [d for d in deps if d not in barrier] + posts
 
 
 def remote_reads(out: ht.DNDarray, src: ht.DNDarray) -> list[set[int]]:

@@ -25,7 +25,7 @@ import torch
 from conftest import N_SPARE, assert_layout, kill_when_busy, slow_blocks, wait_until, worker_names
 
 import dndask as ht
-from dndask import _dndarray, _recovery
+from dndask import _dndarray, _recovery, _transport
 
 
 # ------------------------------------------------------------------- soak
@@ -321,6 +321,49 @@ def test_kill_in_the_middle_of_a_resplit(lost, tmp_path, when):
     assert out.lshape_map[:, 1].tolist() == [2, 2, 2]
     assert_layout(out, g, 1, comm)
     lost.healed(comm.workers[1])
+
+
+@pytest.mark.timeout(240)
+def test_kill_in_the_middle_of_an_shm_relayout(lost):
+    """Rank 1's worker dies once its post has written its segments; rank 2's is still slow.
+
+    The post's result dies with it, so the barrier cannot run: Dask reruns rank 1's input
+    and post on the worker that takes rank 1 over (new segments, a new generation), then
+    the barrier and the collects. The layout is kept and no segment is left.
+    """
+    comm = lost.comm()
+    tag = _transport.cluster_tag(lost.client)
+    g = np.arange(9 * 6, dtype=np.float64).reshape(9, 6)
+    a = ht.arange(54, dtype=ht.float64, split=0, comm=comm).reshape(9, 6) * 1
+
+    def rank_2_slow(block, block_info=None):
+        if block_info[0]["chunk-location"][0] == 2:
+            time.sleep(3.0)
+        return block
+
+    x = a.to_dask().map_blocks(rank_2_slow, dtype=a.dtype)
+    a = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit_(1, method="shm")
+    assert any(_transport.is_control(k) for k in dict(a.to_dask().dask))
+    victim = comm.workers[1]
+    pid = lost.pid(victim)
+
+    def kill_once_posted():
+        wait_until(
+            lambda: any(p.split("-")[-3] == "1" for p in _transport.segments(tag)),
+            60,
+            "rank 1's post",
+        )
+        lost.kill(victim, pid)
+
+    killer = threading.Thread(target=kill_once_posted, daemon=True)
+    killer.start()
+    out = a.persist(wait=True)
+    killer.join(5)
+    assert not killer.is_alive()
+    assert out.lshape_map[:, 1].tolist() == [2, 2, 2]
+    assert_layout(out, g, 1, comm)
+    lost.healed(victim)
+    wait_until(lambda: not _transport.segments(tag), 20, "the segments to go")
 
 
 @pytest.mark.timeout(240)

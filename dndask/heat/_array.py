@@ -161,10 +161,10 @@ class DNDarray(_dndarray.DNDarray):
         """
         return self._moved(_dndarray.DNDarray.resplit_, axis, method=method)
 
-    def redistribute_(self, lshape_map=None, target_map=None) -> DNDarray:
+    def redistribute_(self, lshape_map=None, target_map=None, *, method=None) -> DNDarray:
         """Move rows along ``split`` in place, starting now (Heat's eager ``redistribute_``);
         see :meth:`dndask.DNDarray.redistribute_`."""
-        return self._moved(_dndarray.DNDarray.redistribute_, lshape_map, target_map)
+        return self._moved(_dndarray.DNDarray.redistribute_, lshape_map, target_map, method=method)
 
     def _moved(self, core_method, *args, **kwargs) -> DNDarray:
         before = self.to_dask().name

@@ -1,0 +1,351 @@
+"""The shared-memory transport of a relayout: ``post``, one barrier, ``collect`` (worker side).
+
+A relayout whose ranks all share one host (one kernel, one ``/dev/shm``) moves its pieces
+through files in ``/dev/shm`` instead of Dask's sockets. Its graph (built in
+:mod:`dndask._distribution`) has ``2P + 1`` tasks at most:
+
+- :func:`post`, one task per source rank that sends something, pinned to it: it writes
+  each outgoing piece once into its own segment and returns metadata (its generation
+  and bytes per destination). It never waits for a peer.
+- :func:`barrier`, one task on all posts: their generations, by source rank.
+- :func:`collect`, one task per destination rank (its output chunk), pinned to it: it
+  maps each incoming segment and copies it once into the output; the pieces it keeps
+  (source rank = its rank) come by reference to the source chunk, never through a file.
+
+A segment is ``/dev/shm/dndask-<tag>-<token>-<src>-<dst>-<generation>``: ``tag`` names
+the cluster's client (:func:`cluster_tag`), ``token`` the relayout, ``generation`` the
+post run (a rerun writes new files, it never overwrites the ones a collect may be
+reading). A collect does not unlink: a collect that reruns (its output lost with a
+worker) while the barrier is still in memory must find its segments again. The segments
+of a relayout are removed by :class:`ShmJanitor` (a scheduler plugin) once its barrier
+leaves memory, which the scheduler does only when no collect waits for it any more, or
+errs; and, whatever is left (a post that was killed mid-write, a cancelled compute),
+by :func:`remove_segments` when dndask shuts its cluster down. See docs/concepts.md for
+why this never deadlocks.
+
+Every key of the transport's control tasks starts with :data:`POST_PREFIX` or
+:data:`BARRIER_PREFIX`; :func:`is_control` tells them apart from the keys of data.
+
+>>> is_control(("relayout-post-ab12-cd34", 0)), is_control(("relayout-cd34", 0, 0))
+(True, False)
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import glob
+import logging
+import mmap
+import os
+import threading
+import time
+from collections.abc import Sequence
+
+import distributed
+import numpy as np
+from dask.base import tokenize
+from distributed.diagnostics.plugin import SchedulerPlugin
+from distributed.protocol.pickle import dumps
+
+from ._hosts import SHM_DIR
+
+__all__ = [
+    "BARRIER_PREFIX",
+    "POST_PREFIX",
+    "RECEIVED",
+    "SEGMENT_PREFIX",
+    "ShmJanitor",
+    "barrier",
+    "cluster_tag",
+    "collect",
+    "ensure_janitor",
+    "file_sources",
+    "free_bytes",
+    "is_control",
+    "post",
+    "process_tag",
+    "remove_many",
+    "remove_segments",
+    "segments",
+]
+
+SEGMENT_PREFIX = "dndask-"  # every file the transport writes in /dev/shm starts with it
+POST_PREFIX = "relayout-post-"  # key names: relayout-post-<tag>-<token>, one key per rank
+BARRIER_PREFIX = "relayout-barrier-"  # key: relayout-barrier-<tag>-<token>
+_CONTROL = (POST_PREFIX, BARRIER_PREFIX)
+
+# Incoming transport bytes this process received (its collects), as Dask's
+# ``transfer_incoming_log`` records socket transfers: what tests and benchmarks count.
+RECEIVED: collections.deque = collections.deque(maxlen=100_000)
+
+log = logging.getLogger("dndask")
+
+
+def is_control(key) -> bool:
+    """Whether ``key`` is a transport control task (a post or a barrier: metadata only)."""
+    name = key[0] if isinstance(key, tuple) else key
+    return isinstance(name, str) and name.startswith(_CONTROL)
+
+
+def process_tag() -> str:
+    """The start of every :func:`cluster_tag` this (driver) process makes: its pid."""
+    return f"{os.getpid()}x"
+
+
+def cluster_tag(client: distributed.Client) -> str:
+    """The tag of ``client``'s segments: the driver's pid and 8 hex digits of the client's id.
+
+    Stable while the client lives; tests check that no segment of their process is left.
+
+    >>> import types
+    >>> cluster_tag(types.SimpleNamespace(id="Client-1")).startswith(process_tag())
+    True
+    """
+    return f"{process_tag()}{tokenize(client.id)[:8]}"
+
+
+def _path(base: str, src: int, dst: int, generation: int) -> str:
+    return f"{base}-{src}-{dst}-{generation}"
+
+
+def segment_base(tag: str, token: str) -> str:
+    """The path every segment of relayout ``token`` starts with."""
+    return os.path.join(SHM_DIR, f"{SEGMENT_PREFIX}{tag}-{token}")
+
+
+def segments(tag: str = "", token: str = "") -> list[str]:
+    """The transport's files in ``/dev/shm`` (of tags starting ``tag``, of relayout ``token``)."""
+    pattern = f"{SEGMENT_PREFIX}{tag}-{token}-*" if token else f"{SEGMENT_PREFIX}{tag}*"
+    return sorted(glob.glob(os.path.join(SHM_DIR, pattern)))
+
+
+def remove_segments(tag: str = "", token: str = "", older_than: int | None = None) -> int:
+    """Unlink the segments of ``tag`` (and ``token``); returns how many went.
+
+    ``older_than`` (``time.time_ns()``) keeps the segments of a later post run: a rerun
+    that started after the barrier left memory.
+    """
+    removed = 0
+    for path in segments(tag, token):
+        if older_than is not None:
+            try:
+                if int(path.rsplit("-", 1)[1]) >= older_than:
+                    continue
+            except ValueError:
+                pass
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+            removed += 1
+    return removed
+
+
+def free_bytes() -> int:
+    """Bytes free for unprivileged writers in ``/dev/shm`` (0 where there is none)."""
+    try:
+        st = os.statvfs(SHM_DIR)
+    except OSError:
+        return 0
+    return st.f_bavail * st.f_frsize
+
+
+# ------------------------------------------------------------ the tasks (worker side)
+# Map the pages in one call rather than one fault per page (Linux; elsewhere plain shared).
+_SHARED_POPULATED = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+
+
+def _write(path: str, piece: np.ndarray) -> None:
+    """``piece`` into a new file at ``path``: one copy, straight from its (strided) memory."""
+    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    try:
+        os.ftruncate(fd, piece.nbytes)
+        with mmap.mmap(fd, piece.nbytes, flags=_SHARED_POPULATED) as m:
+            view = np.frombuffer(m, piece.dtype, piece.size).reshape(piece.shape)
+            view[...] = piece
+            del view
+    finally:
+        os.close(fd)
+
+
+def post(chunk: np.ndarray, base: str, src: int, outgoing: Sequence) -> tuple:
+    """Write ``chunk[index]`` for each ``(dst, index)`` of ``outgoing`` into its segment.
+
+    Returns ``(src, generation, {dst: bytes})``; empty pieces get no file. A post
+    that fails unlinks what it wrote.
+    """
+    generation = time.time_ns()
+    sent: dict[int, int] = {}
+    written: list[str] = []
+    try:
+        for dst, index in outgoing:
+            piece = chunk if index is None else chunk[index]
+            sent[dst] = int(piece.nbytes)
+            if piece.nbytes:
+                path = _path(base, src, dst, generation)
+                written.append(path)
+                _write(path, piece)
+    except BaseException:
+        for path in written:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+        raise
+    return src, generation, sent
+
+
+def barrier(*posted: tuple) -> dict[int, int]:
+    """Source rank -> the generation its post wrote (metadata only; it waits on every post)."""
+    return {src: generation for src, generation, _ in posted}
+
+
+def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: int, base: str):
+    """Rank ``dst``'s output chunk: each piece of ``spec`` copied once into place along ``axis``.
+
+    ``spec`` entries, in order along ``axis``: ``("kept", i, index, rows)`` (a slice of
+    ``kept[i]``, a source chunk of this rank: no file), or ``("shm", src, dst, shape)``
+    (the segment ``src`` posted for ``dst``). ``generations`` is the barrier's value.
+    """
+    out = np.empty(tuple(lshape), dtype=dtype)
+    dtype = out.dtype
+    at = 0
+    received = 0
+    for entry in spec:
+        if entry[0] == "kept":
+            _, i, index, rows = entry
+            part = kept[i] if index is None else kept[i][index]
+        else:
+            _, src, dst, shape = entry
+            rows = shape[axis]
+            part = None
+        where = tuple(slice(at, at + rows) if a == axis else slice(None) for a in range(out.ndim))
+        at += rows
+        if part is not None:
+            out[where] = part
+            continue
+        count = int(np.prod(shape))
+        if count == 0:
+            continue
+        path = _path(base, src, dst, generations[src])
+        with (
+            open(path, "rb") as f,
+            mmap.mmap(f.fileno(), 0, flags=_SHARED_POPULATED, prot=mmap.PROT_READ) as m,
+        ):
+            seg = np.frombuffer(m, dtype, count).reshape(shape)
+            out[where] = seg
+            del seg
+        received += count * dtype.itemsize
+    if received:
+        RECEIVED.append({"start": time.time(), "total": received, "key": base})
+    return out
+
+
+def file_sources(task) -> set[int]:
+    """The source ranks whose segments the graph task ``task`` reads (a collect), else none.
+
+    A collect depends on every post through the barrier; what it reads is in its spec.
+    For code that follows data through a graph (tests of what travels).
+    """
+    if getattr(task, "func", None) is not collect:
+        return set()
+    return {entry[1] for entry in task.args[2] if entry[0] == "shm"}
+
+
+# --------------------------------------------------------------------- cleanup
+def _relayout_of(key) -> tuple[str, str] | None:
+    """``(tag, token)`` of a control key, else ``None``."""
+    name = key[0] if isinstance(key, tuple) else key
+    if not isinstance(name, str):
+        return None
+    for prefix in _CONTROL:
+        if name.startswith(prefix):
+            tag, _, token = name[len(prefix) :].partition("-")
+            return tag, token
+    return None
+
+
+def remove_many(sweeps: Sequence[tuple[str, str, int]]) -> int:
+    """:func:`remove_segments` for each ``(tag, token, older_than)``; how many went."""
+    return sum(remove_segments(*sweep) for sweep in sweeps)
+
+
+class ShmJanitor(SchedulerPlugin):
+    """Scheduler plugin: removes a relayout's segments once no collect can need them.
+
+    The barrier of a relayout leaves memory only when no task waits for it (every
+    collect of the compute has its output) or when the relayout failed; then the
+    plugin asks the worker that ran the barrier (on the segments' host) to unlink the
+    relayout's segments written before that moment (:func:`remove_segments`). A later
+    compute of the same keys reruns the posts, which write new generations that the
+    sweep keeps. The posts' keys leave memory as soon as the barrier has run; if the
+    barrier never did (a cancelled compute), their release sweeps too. Sweeps are sent
+    in batches, one message per worker per turn of the scheduler's event loop.
+    """
+
+    name = "dndask-shm-janitor"
+    idempotent = True
+
+    def __init__(self) -> None:
+        self.where: dict[tuple[str, str], str] = {}  # relayout -> worker that ran its barrier
+        self.pending: dict[str | None, list] = {}  # worker (None: all) -> sweeps to send
+        self.flushing = False
+
+    def start(self, scheduler) -> None:
+        self.scheduler = scheduler
+
+    def _sweep(self, relayout: tuple[str, str]) -> None:
+        worker = self.where.pop(relayout, None)
+        self.pending.setdefault(worker, []).append((*relayout, time.time_ns()))
+        if not self.flushing:
+            self.flushing = True
+            self.scheduler.loop.add_callback(self._flush)
+
+    async def _flush(self) -> None:
+        self.flushing = False
+        pending, self.pending = self.pending, {}
+        for worker, sweeps in pending.items():
+            msg = {
+                "op": "run",
+                "function": dumps(remove_many),
+                "args": dumps((sweeps,)),
+                "wait": True,
+                "kwargs": dumps({}),
+            }
+            workers = [worker] if worker in self.scheduler.workers else None  # None: all
+            with contextlib.suppress(Exception):
+                await self.scheduler.broadcast(msg=msg, workers=workers, on_error="ignore")
+
+    def transition(self, key, start, finish, *args, **kwargs) -> None:
+        relayout = _relayout_of(key)
+        if relayout is None:
+            return
+        name = key[0] if isinstance(key, tuple) else key
+        if name.startswith(BARRIER_PREFIX):
+            if finish == "memory" and start != "memory":
+                if kwargs.get("worker"):
+                    self.where[relayout] = kwargs["worker"]
+            elif (start == "memory" and finish != "memory") or finish == "erred":
+                self._sweep(relayout)
+        elif start == "memory" and finish in ("released", "forgotten"):
+            barrier_key = f"{BARRIER_PREFIX}{relayout[0]}-{relayout[1]}"
+            ts = self.scheduler.tasks.get(barrier_key)
+            if ts is None or ts.state not in ("memory", "processing", "waiting"):
+                self._sweep(relayout)
+
+
+_lock = threading.Lock()
+_janitors: set[str] = set()  # ids of the clients whose scheduler has the janitor
+
+
+def ensure_janitor(client: distributed.Client) -> None:
+    """Install :class:`ShmJanitor` on ``client``'s scheduler (asked once per client).
+
+    A scheduler that refuses it (one that cannot import dndask) leaves the segments to
+    the cleanup at shutdown; that is logged once.
+    """
+    with _lock:
+        if client.id in _janitors:
+            return
+        _janitors.add(client.id)
+    try:
+        client.register_plugin(ShmJanitor())
+    except Exception as exc:
+        log.warning("dndask could not install its shared-memory janitor (%s)", exc)

@@ -1,0 +1,280 @@
+"""The shared-memory transport of relayouts: values, graph size, placement, cleanup, fallback."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import dask.array as da
+import distributed
+import numpy as np
+import pytest
+import torch
+from conftest import LayoutBatch, layouts, splits_of, values_of
+
+import dndask as ht
+from dndask import _distribution, _dndarray, _layout, _transport
+
+METHODS = ["shm", "tasks"]
+
+
+def global_data(shape, dtype=np.float64):
+    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+
+
+def counts_with_empty_ranks(n: int, size: int) -> list[int]:
+    """All rows on the last rank but one row on rank 1 (ranks 0 and the rest empty)."""
+    counts = [0] * size
+    counts[-1] = n
+    if size > 2 and n:
+        counts[1], counts[-1] = 1, n - 1
+    return counts
+
+
+def redistributed(a: ht.DNDarray, counts, method: str) -> ht.DNDarray:
+    target = a.lshape_map
+    target[:, a.split] = torch.tensor(counts)
+    return a.redistribute(target_map=target, method=method)
+
+
+def segments_gone(tag: str, timeout: float = 20.0) -> list[str]:
+    """The segments of ``tag`` still there once the janitor had ``timeout`` s to sweep."""
+    deadline = time.monotonic() + timeout
+    while _transport.segments(tag) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return _transport.segments(tag)
+
+
+def post_keys(x: ht.DNDarray) -> list:
+    return [k for k in dict(x.to_dask().dask) if _transport.is_control(k) and isinstance(k, tuple)]
+
+
+# ------------------------------------------------------------------------ values
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize(("shape", "split", "n"), layouts([(7, 5), (3, 0, 4)]))
+def test_resplit_and_redistribute_match_numpy(comm_of, shape, split, n, method):
+    comm = comm_of(n)
+    g = global_data(shape)
+    a = ht.array(g, split=split, comm=comm)
+    if split is not None and n > 1:
+        a = redistributed(a, counts_with_empty_ranks(shape[split], n), method)
+    with LayoutBatch() as batch:
+        for axis in splits_of(len(shape)):
+            batch.add(a.resplit(axis, method=method), g, axis, comm)
+        if split is not None:
+            batch.add(a, g, split, comm)
+            batch.add(a.redistribute(method=method), g, split, comm)  # balanced
+            for counts in (
+                counts_with_empty_ranks(shape[split], n),
+                [shape[split], *[0] * (n - 1)],
+            ):
+                b = redistributed(a, counts, method)
+                assert b.lshape_map[:, split].tolist() == counts
+                batch.add(b, g, split, comm)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_in_place_resplits_chain(comm_of, method):
+    """0 -> 1 -> 0 -> None -> 1, in place, on a persisted array of ints."""
+    comm = comm_of(4)
+    g = global_data((9, 6), np.int32)
+    a = ht.array(g, split=0, comm=comm).persist_(wait=True)
+    for axis in (1, 0, None, 1):
+        assert a.resplit_(axis, method=method) is a
+    assert a.split == 1
+    np.testing.assert_array_equal(a.numpy(), g)
+
+
+# ------------------------------------------------------------------ the graph
+@pytest.mark.parametrize("n", [2, 3, 5])
+@pytest.mark.parametrize(("src", "dst"), [(0, 1), (1, 0), (0, None), (None, 1)])
+def test_an_shm_relayout_has_at_most_2p_plus_1_tasks(comm_of, n, src, dst):
+    comm = comm_of(n)
+    a = ht.array(global_data((11, 13)), split=src, comm=comm).persist_(wait=True)
+    before = len(dict(a.to_dask().dask))
+    shm = a.resplit(dst, method="shm")
+    tasks = a.resplit(dst, method="tasks")
+    added = len(dict(shm.to_dask().dask)) - before
+    assert added <= 2 * n + 1
+    posts = post_keys(shm)
+    assert sorted(k[1] for k in posts) == sorted({k[1] for k in posts})  # one per rank
+    assert not post_keys(tasks)
+    if src is not None and dst is not None:  # the tasks graph: a slice per pair of ranks
+        assert len(dict(tasks.to_dask().dask)) - before > 2 * n + 1
+    np.testing.assert_array_equal(shm.numpy(), tasks.numpy())
+
+
+def test_posts_and_collects_run_on_their_ranks(client, comm_of):
+    comm = comm_of(4)
+    a = ht.array(global_data((8, 12)), split=0, comm=comm).persist_(wait=True)
+    b = a.resplit(1, method="shm")
+    posts = post_keys(b)
+    assert len(posts) == 4
+    with distributed.get_task_stream(client) as stream:
+        b.persist_(wait=True)
+    ran = {str(t["key"]): t["worker"] for t in stream.data}
+    assert {str(k): ran.get(str(k)) for k in posts} == {str(k): comm.workers[k[1]] for k in posts}
+    chunks = {str(k): comm.workers[r] for r, k in enumerate(b._chunk_keys())}
+    assert {k: ran.get(k) for k in chunks} == chunks
+    np.testing.assert_array_equal(b.numpy(), global_data((8, 12)))
+
+
+def test_data_goes_by_file_not_by_socket(client, comm_of):
+    """Dask's transfer logs see only the control metadata; the collects log the bytes."""
+    comm = comm_of(3)
+    shape = (13, 3000)
+    a = ht.random.rand(*shape, dtype=ht.float64, split=0, comm=comm).persist(wait=True)
+    since = time.time()
+
+    def logs(dask_worker, since=since):
+        delay = dask_worker.scheduler_delay  # as conftest.received_bytes reads the log
+        log = dask_worker.transfer_incoming_log
+        fresh = [e for e in log if e.get("local_start", e["start"] - delay) >= since]
+        data = sum(n for e in fresh for k, n in e["keys"].items() if not _transport.is_control(k))
+        by_file = sum(e["total"] for e in _transport.RECEIVED if e["start"] >= since)
+        return data, by_file
+
+    b = a.resplit(1, method="shm").persist(wait=True)
+    seen = client.run(logs, workers=list(comm.workers))
+    rows, cols = _layout.balanced_counts(shape[0], 3), _layout.balanced_counts(shape[1], 3)
+    kept = sum(r * c for r, c in zip(rows, cols, strict=True))
+    assert sum(d for d, _ in seen.values()) == 0
+    assert sum(f for _, f in seen.values()) == (shape[0] * shape[1] - kept) * 8
+    np.testing.assert_array_equal(b.numpy(), a.numpy())
+
+
+def test_the_report_names_the_transport_and_the_bytes_per_pair(comm_of):
+    comm = comm_of(3)
+    a = ht.array(global_data((6, 4), np.float32), split=0, comm=comm)
+    x, src = a.to_dask(), a.distribution
+    dst = _layout.Distribution.balanced(a.shape, 1, comm)
+    report = _distribution.relayout_plan(x, src, dst, "shm")[0]
+    assert report.transport == "shm"
+    # rank s holds rows 2s:2s+2; rank d gets columns of width 2, 1, 1: 4 bytes a value
+    widths = [2, 1, 1]
+    expected = {(s, d): 2 * widths[d] * 4 for s in range(3) for d in range(3) if s != d}
+    assert report.pairs == expected and report.moved == sum(expected.values())
+    assert _distribution.relayout_plan(x, src, dst, "tasks")[0] == ("tasks", expected)
+    assert _distribution.relayout_plan(x, src, dst, "p2p")[0].transport == "p2p"
+    assert _distribution.relayout_plan(x, src, src, "shm")[0] == ("none", {})
+
+
+@pytest.mark.timeout(120)
+def test_interleaved_chained_and_busy_relayouts_finish(client, comm_of):
+    """Relayouts submitted together, one after another, and one behind a rank's long task."""
+    comm = comm_of(4)
+    g = global_data((12, 8))
+    a = ht.array(g, split=0, comm=comm)
+    b = ht.array(g * 2, split=1, comm=comm)
+
+    def busy_rank_1(block, block_info=None):
+        if block_info[0]["chunk-location"][0] == 1:
+            time.sleep(1.0)
+        return block
+
+    x = a.to_dask().map_blocks(busy_rank_1, dtype=a.dtype)
+    slow = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit(1, method="shm")
+    y = b.resplit(0, method="shm")  # interleaved with slow's
+    chain = slow.resplit(None, method="shm").resplit(0, method="shm").resplit(1, method="shm")
+    mixed = (slow + b).resplit(0, method="shm") + y
+    got = values_of([slow, y, chain, mixed])
+    for value, expected in zip(got, [g, g * 2, g, g + 4 * g], strict=True):
+        np.testing.assert_array_equal(value, expected)
+    assert segments_gone(_transport.cluster_tag(client)) == []
+
+
+# ----------------------------------------------------------------- the choice
+def test_none_and_the_environment_pick_the_transport(comm_of, monkeypatch):
+    comm = comm_of(3)
+    a = ht.array(global_data((6, 6)), split=0, comm=comm)
+    x, src = a.to_dask(), a.distribution
+    dst = _layout.Distribution.balanced(a.shape, 1, comm)
+    monkeypatch.delenv("DNDASK_RELAYOUT", raising=False)
+    assert _distribution.relayout_plan(x, src, dst)[0].transport == "shm"  # one host
+    for method in ("tasks", "p2p", "shm"):
+        monkeypatch.setenv("DNDASK_RELAYOUT", method)
+        assert _distribution.relayout_plan(x, src, dst)[0].transport == method
+        assert _distribution.relayout_plan(x, src, dst, "tasks")[0].transport == "tasks"
+    monkeypatch.setenv("DNDASK_RELAYOUT", "mpi")
+    with pytest.raises(
+        ValueError, match="`DNDASK_RELAYOUT` must be 'shm', 'tasks' or 'p2p', got 'mpi'"
+    ):
+        a.resplit(1)
+
+
+def test_falls_back_when_shared_memory_is_too_small(comm_of, monkeypatch, caplog):
+    comm = comm_of(3)
+    g = global_data((6, 6))
+    a = ht.array(g, split=0, comm=comm)
+    monkeypatch.setenv("DNDASK_SHM_RESERVE", str(_transport.free_bytes() + 2**30))
+    with caplog.at_level(logging.WARNING, logger="dndask"):
+        b = a.resplit(1, method="shm")
+    assert not post_keys(b)
+    assert any(
+        r.name == "dndask"
+        and "/dev/shm has" in r.getMessage()
+        and "using 'tasks'" in r.getMessage()
+        for r in caplog.records
+    )
+    np.testing.assert_array_equal(b.numpy(), g)
+    monkeypatch.setenv("DNDASK_SHM_RESERVE", "0")
+    assert post_keys(a.resplit(1, method="shm"))
+    monkeypatch.setenv("DNDASK_SHM_RESERVE", "lots")
+    with pytest.raises(
+        ValueError, match="`DNDASK_SHM_RESERVE` must be a non-negative int, got 'lots'"
+    ):
+        a.resplit(1, method="shm")
+
+
+@pytest.mark.parametrize("method", ["mpi", "SHM", 1])
+def test_a_bad_method_raises_and_leaves_the_array(comm_of, method):
+    a = ht.zeros((4, 3), split=0, comm=comm_of(2))
+    name = a.to_dask().name
+    match = rf"`method` must be None, 'shm', 'tasks' or 'p2p', got {method!r}"
+    with pytest.raises(ValueError, match=match):
+        a.resplit_(1, method=method)
+    with pytest.raises(ValueError, match=match):
+        a.redistribute_(method=method)
+    assert a.split == 0 and a.to_dask().name == name
+
+
+def test_shm_refuses_a_comm_that_is_not_on_one_host():
+    comm = ht.Comm([f"tcp://rank-{r}:1" for r in range(2)])  # plain data: nobody answers
+    x = da.zeros((4, 4), chunks=((2, 2), 4))
+    src = _layout.Distribution(0, (2, 2), comm)
+    dst = _layout.Distribution.balanced(x.shape, 1, comm)
+    with pytest.raises(ValueError, match="`method` 'shm' needs every rank on one host"):
+        _distribution.relayout_plan(x, src, dst, "shm")
+    assert _distribution.relayout_plan(x, src, dst)[0].transport == "tasks"
+
+
+# -------------------------------------------------------------------- cleanup
+def test_no_segment_is_left_after_relayouts(client, comm_of):
+    tag = _transport.cluster_tag(client)
+    comm = comm_of(5)
+    g = global_data((10, 9))
+    a = ht.array(g, split=0, comm=comm).persist_(wait=True)
+    b = a.resplit(1, method="shm")
+    c = b.resplit(None, method="shm").resplit(0, method="shm")
+    np.testing.assert_array_equal(c.numpy(), g)
+    part = b.resplit(0, method="shm")[3]  # culled: only some collects run
+    np.testing.assert_array_equal(part.numpy(), g[3])
+    assert segments_gone(tag) == []
+
+
+def test_a_failed_relayout_leaves_no_segment(client, comm_of):
+    tag = _transport.cluster_tag(client)
+    comm = comm_of(3)
+    a = ht.array(global_data((6, 6)), split=0, comm=comm)
+
+    def fail_on_rank_2(block, block_info=None):
+        if block_info[0]["chunk-location"][0] == 2:
+            time.sleep(0.5)  # the other posts write first
+            raise RuntimeError("rank 2 failed")
+        return block
+
+    x = a.to_dask().map_blocks(fail_on_rank_2, dtype=a.dtype)
+    bad = _dndarray.from_dask(x, 0, comm, parents=(a,))
+    with pytest.raises(RuntimeError, match="rank 2 failed"):
+        bad.resplit(1, method="shm").numpy()
+    assert segments_gone(tag) == []
