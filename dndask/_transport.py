@@ -45,7 +45,7 @@ from collections.abc import Sequence
 import distributed
 import numpy as np
 from dask.base import tokenize
-from distributed.diagnostics.plugin import SchedulerPlugin
+from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
 from distributed.protocol.pickle import dumps
 
 from ._hosts import SHM_DIR
@@ -54,8 +54,10 @@ __all__ = [
     "BARRIER_PREFIX",
     "POST_PREFIX",
     "RECEIVED",
+    "WRITTEN",
     "SEGMENT_PREFIX",
     "ShmJanitor",
+    "ShmPostSweeper",
     "barrier",
     "cluster_tag",
     "collect",
@@ -74,6 +76,10 @@ SEGMENT_PREFIX = "dndask-"  # every file the transport writes in /dev/shm starts
 POST_PREFIX = "relayout-post-"  # key names: relayout-post-<tag>-<token>, one key per rank
 BARRIER_PREFIX = "relayout-barrier-"  # key: relayout-barrier-<tag>-<token>
 _CONTROL = (POST_PREFIX, BARRIER_PREFIX)
+
+# The segments each post this worker process ran last wrote, by the post's key: kept until
+# the worker's state machine has seen the post finish (:class:`ShmPostSweeper`).
+WRITTEN: dict = {}
 
 # Incoming transport bytes this process received (its collects), as Dask's
 # ``transfer_incoming_log`` records socket transfers: what tests and benchmarks count.
@@ -171,7 +177,8 @@ def post(chunk: np.ndarray, base: str, src: int, outgoing: Sequence) -> tuple:
     """Write ``chunk[index]`` for each ``(dst, index)`` of ``outgoing`` into its segment.
 
     Returns ``(src, generation, {dst: bytes})``; empty pieces get no file. A post
-    that fails unlinks what it wrote.
+    that fails unlinks what it wrote; one whose compute was cancelled while it ran has
+    its files unlinked by :class:`ShmPostSweeper` once it ends.
     """
     generation = time.time_ns()
     sent: dict[int, int] = {}
@@ -189,7 +196,18 @@ def post(chunk: np.ndarray, base: str, src: int, outgoing: Sequence) -> tuple:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
         raise
+    key = _running_key()
+    if key is not None:
+        WRITTEN[key] = written
     return src, generation, sent
+
+
+def _running_key():
+    """The key of the task this thread runs on a Dask worker, else ``None``."""
+    try:
+        return distributed.get_worker().get_current_task()
+    except ValueError:  # not on a worker (a local scheduler): nothing can cancel it
+        return None
 
 
 def barrier(*posted: tuple) -> dict[int, int]:
@@ -331,14 +349,40 @@ class ShmJanitor(SchedulerPlugin):
                 self._sweep(relayout)
 
 
+class ShmPostSweeper(WorkerPlugin):
+    """Worker plugin: unlinks the segments of a post that ended after its compute was cancelled.
+
+    The scheduler cannot stop a running task: when no one wants a post any more (its
+    compute was cancelled or failed elsewhere) while it runs, the worker lets it finish
+    and drops its result without telling the scheduler, so :class:`ShmJanitor` never
+    hears of the files it wrote. The worker's state machine does say so: the post goes
+    from ``cancelled`` to ``memory``. A post that is wanted again while it runs goes
+    through ``resumed`` instead, and its files stay for its barrier.
+    """
+
+    name = "dndask-shm-post-sweeper"
+    idempotent = True
+
+    def transition(self, key, start, finish, **kwargs) -> None:
+        # only the end of a run: a post cancelled while running is still running
+        if finish not in ("memory", "error") or key not in WRITTEN:
+            return
+        written = WRITTEN.pop(key)
+        if start == "cancelled" and finish == "memory":
+            for path in written:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+
+
 _lock = threading.Lock()
 _janitors: set[str] = set()  # ids of the clients whose scheduler has the janitor
 
 
 def ensure_janitor(client: distributed.Client) -> None:
-    """Install :class:`ShmJanitor` on ``client``'s scheduler (asked once per client).
+    """Install :class:`ShmJanitor` on ``client``'s scheduler and :class:`ShmPostSweeper` on its
+    workers (asked once per client; workers that join later get the sweeper too).
 
-    A scheduler that refuses it (one that cannot import dndask) leaves the segments to
+    A cluster that refuses them (one that cannot import dndask) leaves the segments to
     the cleanup at shutdown; that is logged once.
     """
     with _lock:
@@ -347,5 +391,6 @@ def ensure_janitor(client: distributed.Client) -> None:
         _janitors.add(client.id)
     try:
         client.register_plugin(ShmJanitor())
+        client.register_plugin(ShmPostSweeper())
     except Exception as exc:
         log.warning("dndask could not install its shared-memory janitor (%s)", exc)

@@ -262,6 +262,44 @@ def test_no_segment_is_left_after_relayouts(client, comm_of):
     assert segments_gone(tag) == []
 
 
+class _SlowToSlice(np.ndarray):
+    """A chunk whose every slice takes 0.5 s: its post is still running when the compute goes."""
+
+    def __getitem__(self, index):
+        time.sleep(0.5)
+        return np.asarray(self)[index]
+
+
+def test_a_post_cancelled_while_it_runs_leaves_no_segment(client, comm_of):
+    """The scheduler cannot stop a running post; the worker drops its result when it ends."""
+    tag = _transport.cluster_tag(client)
+    comm = comm_of(3)
+    a = ht.array(global_data((6, 6)), split=0, comm=comm).persist_(wait=True)
+    x = a.to_dask().map_blocks(lambda block: block.view(_SlowToSlice), dtype=a.dtype)
+    b = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit(1, method="shm")
+    posts = set(post_keys(b))
+    started = b.persist()  # not waited for
+
+    def posts_running():
+        processing = client.processing()
+        return posts <= {k for keys in processing.values() for k in keys}
+
+    deadline = time.monotonic() + 30
+    while not posts_running():
+        assert time.monotonic() < deadline, "the posts never ran"
+        time.sleep(0.02)
+    time.sleep(0.2)  # every post is slicing its first piece
+    client.cancel(distributed.futures_of(started.to_dask()))  # the posts still run to their end
+
+    def posts_on_workers(dask_worker):
+        return [k for k in dask_worker.state.tasks if _transport.is_control(k)]
+
+    while any(client.run(posts_on_workers).values()):
+        assert time.monotonic() < deadline + 30, "the cancelled posts never ended"
+        time.sleep(0.05)
+    assert segments_gone(tag) == []
+
+
 def test_a_failed_relayout_leaves_no_segment(client, comm_of):
     tag = _transport.cluster_tag(client)
     comm = comm_of(3)
