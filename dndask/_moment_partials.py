@@ -116,7 +116,7 @@ def variance(parts, axis, keepdims, ddof: int, dtype):
 
 def applies(x) -> bool:
     """Whether the partials serve ``x``: real floating numpy chunks."""
-    return x.dtype.kind == "f" and type(x._meta) is np.ndarray
+    return x.dtype.kind == "f" and type(_graph.chunk_meta(x)) is np.ndarray
 
 
 def reduction(x, aggregate, axes: tuple[int, ...], keepdims: bool):
