@@ -76,6 +76,8 @@ SEGMENT_PREFIX = "dndask-"  # every file the transport writes in /dev/shm starts
 POST_PREFIX = "relayout-post-"  # key names: relayout-post-<tag>-<token>, one key per rank
 BARRIER_PREFIX = "relayout-barrier-"  # key: relayout-barrier-<tag>-<token>
 _CONTROL = (POST_PREFIX, BARRIER_PREFIX)
+_WANTED = frozenset({"waiting", "queued", "processing", "no-worker", "memory"})  # scheduler states
+_GONE = frozenset({"released", "forgotten", "erred"})
 
 # The segments each post this worker process ran last wrote, by the post's key: kept until
 # the worker's state machine has seen the post finish (:class:`ShmPostSweeper`).
@@ -293,9 +295,11 @@ class ShmJanitor(SchedulerPlugin):
     plugin asks the worker that ran the barrier (on the segments' host) to unlink the
     relayout's segments written before that moment (:func:`remove_segments`). A later
     compute of the same keys reruns the posts, which write new generations that the
-    sweep keeps. The posts' keys leave memory as soon as the barrier has run; if the
-    barrier never did (a cancelled compute), their release sweeps too. Sweeps are sent
-    in batches, one message per worker per turn of the scheduler's event loop.
+    sweep keeps. A barrier cancelled before it ran (the compute was released: the Heat
+    face's relayout of a call that then raised) sweeps too, as does the release of a
+    post's result when the barrier is not wanted. Sweeps are sent in batches, one message
+    per worker per turn of the scheduler's event loop, and only for barriers that are
+    still not wanted then: one released because its worker died is waiting again.
     """
 
     name = "dndask-shm-janitor"
@@ -316,10 +320,21 @@ class ShmJanitor(SchedulerPlugin):
             self.flushing = True
             self.scheduler.loop.add_callback(self._flush)
 
+    def _wanted(self, relayout: tuple[str, str]) -> bool:
+        """Whether the relayout's barrier is wanted (again): then its files must stay."""
+        ts = self.scheduler.tasks.get(f"{BARRIER_PREFIX}{relayout[0]}-{relayout[1]}")
+        return ts is not None and ts.state in _WANTED
+
     async def _flush(self) -> None:
+        # runs once the stimulus that asked for these sweeps is fully handled: a barrier
+        # released because its worker died is already back to waiting, and keeps its files
+        # (its next departure sweeps every generation older than that moment)
         self.flushing = False
         pending, self.pending = self.pending, {}
         for worker, sweeps in pending.items():
+            sweeps = [sweep for sweep in sweeps if not self._wanted(sweep[:2])]
+            if not sweeps:
+                continue
             msg = {
                 "op": "run",
                 "function": dumps(remove_many),
@@ -337,16 +352,15 @@ class ShmJanitor(SchedulerPlugin):
             return
         name = key[0] if isinstance(key, tuple) else key
         if name.startswith(BARRIER_PREFIX):
-            if finish == "memory" and start != "memory":
+            if finish == "memory":
                 if kwargs.get("worker"):
                     self.where[relayout] = kwargs["worker"]
-            elif (start == "memory" and finish != "memory") or finish == "erred":
+            elif finish in _GONE and start not in ("released", "erred"):
+                # done with (from memory), failed, or cancelled before it ran: either
+                # way no collect of this compute reads the files any more
                 self._sweep(relayout)
-        elif start == "memory" and finish in ("released", "forgotten"):
-            barrier_key = f"{BARRIER_PREFIX}{relayout[0]}-{relayout[1]}"
-            ts = self.scheduler.tasks.get(barrier_key)
-            if ts is None or ts.state not in ("memory", "processing", "waiting"):
-                self._sweep(relayout)
+        elif start == "memory" and finish in _GONE and not self._wanted(relayout):
+            self._sweep(relayout)
 
 
 class ShmPostSweeper(WorkerPlugin):

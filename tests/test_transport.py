@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 
@@ -10,7 +11,7 @@ import distributed
 import numpy as np
 import pytest
 import torch
-from conftest import LayoutBatch, layouts, splits_of, values_of
+from conftest import LayoutBatch, layouts, splits_of, values_of, wait_until
 
 import dndask as ht
 from dndask import _distribution, _dndarray, _layout, _transport
@@ -280,23 +281,38 @@ def test_a_post_cancelled_while_it_runs_leaves_no_segment(client, comm_of):
     posts = set(post_keys(b))
     started = b.persist()  # not waited for
 
-    def posts_running():
-        processing = client.processing()
-        return posts <= {k for keys in processing.values() for k in keys}
+    def posts_on_workers(dask_worker, state=None):
+        tasks = dask_worker.state.tasks
+        return [k for k in tasks if k in posts and state in (None, tasks[k].state)]
 
-    deadline = time.monotonic() + 30
-    while not posts_running():
-        assert time.monotonic() < deadline, "the posts never ran"
-        time.sleep(0.02)
-    time.sleep(0.2)  # every post is slicing its first piece
-    client.cancel(distributed.futures_of(started.to_dask()))  # the posts still run to their end
+    def a_post_running():
+        return any(client.run(posts_on_workers, state="executing").values())
 
-    def posts_on_workers(dask_worker):
-        return [k for k in dask_worker.state.tasks if _transport.is_control(k)]
+    wait_until(a_post_running, 60, "a post to run")
+    time.sleep(0.2)  # the running posts are slicing their first piece
+    client.cancel(distributed.futures_of(started.to_dask()))  # they still run to their end
+    wait_until(lambda: not any(client.run(posts_on_workers).values()), 60, "the posts to end")
+    assert segments_gone(tag) == []
 
-    while any(client.run(posts_on_workers).values()):
-        assert time.monotonic() < deadline + 30, "the cancelled posts never ended"
-        time.sleep(0.05)
+
+def test_a_relayout_cancelled_before_its_barrier_leaves_no_segment(client, comm_of):
+    """Ranks 0 and 1 have posted, rank 2's input is slow: the compute is released then."""
+    tag = _transport.cluster_tag(client)
+    comm = comm_of(3)
+    a = ht.array(global_data((6, 6)), split=0, comm=comm).persist_(wait=True)
+
+    def rank_2_slow(block, block_info=None):
+        if block_info[0]["chunk-location"][0] == 2:
+            time.sleep(2.0)
+        return block
+
+    x = a.to_dask().map_blocks(rank_2_slow, dtype=a.dtype)
+    b = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit(1, method="shm")
+    token = post_keys(b)[0][0].rsplit("-", 1)[1]
+    started = b.persist()  # not waited for
+    wait_until(lambda: len(_transport.segments(tag, token)) == 4, 60, "ranks 0 and 1's posts")
+    del started  # the client releases the compute, as a dropped result does: no barrier
+    gc.collect()
     assert segments_gone(tag) == []
 
 
