@@ -52,6 +52,7 @@ from ._hosts import SHM_DIR
 
 __all__ = [
     "BARRIER_PREFIX",
+    "MPI_MARK",
     "POST_PREFIX",
     "RECEIVED",
     "WRITTEN",
@@ -76,6 +77,7 @@ SEGMENT_PREFIX = "dndask-"  # every file the transport writes in /dev/shm starts
 POST_PREFIX = "relayout-post-"  # key names: relayout-post-<tag>-<token>, one key per rank
 BARRIER_PREFIX = "relayout-barrier-"  # key: relayout-barrier-<tag>-<token>
 _CONTROL = (POST_PREFIX, BARRIER_PREFIX)
+MPI_MARK = "mpi"  # the tag of an MPI relayout's keys starts with it (dndask._mpi_transport)
 
 # The segments each post this worker process ran last wrote, by the post's key: kept until
 # the worker's state machine has seen the post finish (:class:`ShmPostSweeper`).
@@ -300,6 +302,12 @@ class ShmJanitor(SchedulerPlugin):
 
     name = "dndask-shm-janitor"
     idempotent = True
+    everywhere = False  # sweep on the worker that ran the barrier (its host's /dev/shm)
+    sweep_function = staticmethod(remove_many)
+
+    def owns(self, tag: str) -> bool:
+        """Whether the relayouts of cluster tag ``tag`` are this janitor's (not MPI's)."""
+        return not tag.startswith(MPI_MARK)
 
     def __init__(self) -> None:
         self.where: dict[tuple[str, str], str] = {}  # relayout -> worker that ran its barrier
@@ -311,6 +319,8 @@ class ShmJanitor(SchedulerPlugin):
 
     def _sweep(self, relayout: tuple[str, str]) -> None:
         worker = self.where.pop(relayout, None)
+        if self.everywhere:
+            worker = None
         self.pending.setdefault(worker, []).append((*relayout, time.time_ns()))
         if not self.flushing:
             self.flushing = True
@@ -322,7 +332,7 @@ class ShmJanitor(SchedulerPlugin):
         for worker, sweeps in pending.items():
             msg = {
                 "op": "run",
-                "function": dumps(remove_many),
+                "function": dumps(self.sweep_function),
                 "args": dumps((sweeps,)),
                 "wait": True,
                 "kwargs": dumps({}),
@@ -333,7 +343,7 @@ class ShmJanitor(SchedulerPlugin):
 
     def transition(self, key, start, finish, *args, **kwargs) -> None:
         relayout = _relayout_of(key)
-        if relayout is None:
+        if relayout is None or not self.owns(relayout[0]):
             return
         name = key[0] if isinstance(key, tuple) else key
         if name.startswith(BARRIER_PREFIX):
