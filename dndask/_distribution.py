@@ -105,15 +105,12 @@ def build_shm(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "
     return build_exchange(x, plan, tag, "shm", prefix)
 
 
-def build_mpi(
-    x: da.Array, plan: _layout.RelayoutPlan, tag: str, peers: Sequence[int], prefix="relayout"
-):
+def build_mpi(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "relayout"):
     """The MPI graph of ``plan`` (:mod:`dndask._mpi_transport`): :func:`build_shm`'s shape.
 
-    ``tag`` starts with :data:`dndask._transport.MPI_MARK`; ``peers`` are the MPI ranks of
-    the comm's ranks (their workers' names under dndask's mpirun launcher).
+    ``tag`` starts with :data:`dndask._transport.MPI_MARK`.
     """
-    return build_exchange(x, plan, tag, "mpi", prefix, tuple(peers))
+    return build_exchange(x, plan, tag, "mpi", prefix)
 
 
 def build_exchange(
@@ -122,19 +119,18 @@ def build_exchange(
     tag: str,
     transport: str,
     prefix: str = "relayout",
-    peers: tuple | None = None,
 ):
     """The post / barrier / collect graph of ``plan`` over ``transport`` (``"shm"`` or ``"mpi"``)."""
     if plan.is_identity:
         return x, {}
     src, dst, ndim = plan.src, plan.dst, x.ndim
     in_chunks, out_chunks = src.chunks(plan.shape), dst.chunks(plan.shape)
-    token = tokenize(x.name, plan.pieces, out_chunks, dst.split, transport, peers)
+    token = tokenize(x.name, plan.pieces, out_chunks, dst.split, transport)
     name = f"{prefix}-{token}"
     post_name = f"{_transport.POST_PREFIX}{tag}-{token}"
     barrier_key = f"{_transport.BARRIER_PREFIX}{tag}-{token}"
     if transport == "mpi":
-        base: object = (f"{tag}-{token}", peers)
+        base = f"{tag}-{token}"
         post_fn, collect_fn = _mpi_transport.post, _mpi_transport.collect
     else:
         base = _transport.segment_base(tag, token)
@@ -482,7 +478,7 @@ def relayout_graph(
         client = src.comm.client
         _mpi_transport.ensure_mpi(client)
         tag = f"{_transport.MPI_MARK}{_transport.cluster_tag(client)}"
-        return build_mpi(x, plan, tag, worker_names(client, src.comm.workers))
+        return build_mpi(x, plan, tag)
     if report.transport == "shm":
         client = src.comm.client
         _transport.ensure_janitor(client)

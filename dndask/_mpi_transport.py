@@ -256,28 +256,23 @@ def _stop_engine() -> None:
             _engine = None
 
 
-def _lost(rank: int, peers: Sequence[int], why: str) -> RuntimeError:
+def _lost(rank: int, holder: int, why: str) -> RuntimeError:
     return RuntimeError(
-        f"rank {rank} (MPI rank {peers[rank]}) of an MPI relayout is lost: {why}. MPI cannot "
-        "bring a dead rank back; restart the job (or relayout with method='tasks')"
+        f"rank {rank} of an MPI relayout (its pieces on MPI rank {holder}) is lost: {why}. "
+        "MPI cannot bring a dead rank back; restart the job (or relayout with method='tasks')"
     )
 
 
-def _check_own_rank(eng: Engine, rank: int, peers: Sequence[int], task: str) -> None:
-    if eng.mpi_rank(peers[rank]) != eng.rank:
-        here = eng.rank + _launch.FIRST_WORKER_RANK
-        raise _lost(rank, peers, f"its {task} ran on MPI rank {here}, its worker is gone")
-
-
-def post(chunk: np.ndarray, relayout: tuple, src: int, outgoing: Sequence) -> tuple:
+def post(chunk: np.ndarray, relayout: str, src: int, outgoing: Sequence) -> tuple:
     """Hand ``chunk[index]`` for each ``(dst, index)`` of ``outgoing`` to this rank's engine.
 
-    ``relayout`` is ``(relayout id, MPI rank of each dndask rank)``. Returns
-    ``(src, generation, {dst: bytes})`` at once; the pieces go when their collects ask.
+    ``relayout`` is the relayout's id. Returns ``(src, (MPI rank, generation), {dst: bytes})``
+    at once: the pieces wait on this MPI rank until their collects ask for them. Wherever
+    Dask runs the post (its own rank, or another after a lost worker), the collects ask
+    the rank that holds the pieces.
     """
-    rid, peers = relayout
+    rid = relayout
     eng = engine()
-    _check_own_rank(eng, src, peers, "post")
     generation = time.time_ns()
     pieces: dict[int, np.ndarray] = {}
     sent: dict[int, int] = {}
@@ -291,7 +286,7 @@ def post(chunk: np.ndarray, relayout: tuple, src: int, outgoing: Sequence) -> tu
     key = _transport._running_key()
     if key is not None:
         _POSTED[key] = (rid, generation)
-    return src, generation, sent
+    return src, (eng.rank + _launch.FIRST_WORKER_RANK, generation), sent
 
 
 def _live_ranks() -> set | None:
@@ -308,9 +303,11 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
 
     ``spec`` entries, in order along ``axis``: ``("kept", i, index, rows)`` (a slice of
     ``kept[i]``, a source chunk of this rank: no message), or ``("mpi", src, dst, shape)``
-    (the piece ``src`` posted for ``dst``). ``generations`` is the barrier's value.
+    (the piece ``src`` posted for ``dst``). ``generations`` is the barrier's value: the
+    MPI rank holding each source's pieces and their generation. The collect may run on
+    any worker rank: each source answers whichever rank asks.
     """
-    rid, peers = relayout
+    rid = relayout
     out = np.empty(tuple(lshape), dtype=dtype)
     dtype = out.dtype
     at = 0
@@ -332,15 +329,15 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
     if not incoming:
         return out
     eng = engine()
-    _check_own_rank(eng, incoming[0][1], peers, "collect")
     MPI = eng.MPI
     pending = []
-    for src, dst, buffer, where, view in incoming:
+    for src, dst, buffer, _, view in incoming:
+        holder, generation = generations[src]
         tag = eng.tags.take()
-        source = eng.mpi_rank(peers[src])
+        source = eng.mpi_rank(holder)
         request = eng.comm.Irecv(_bytes(buffer), source=source, tag=tag)
         pending.append((request, tag, src, buffer, view))
-        eng.ask(source, f"{rid}|{generations[src]}|{dst}|{tag}")
+        eng.ask(source, f"{rid}|{generation}|{dst}|{tag}")
     received = 0
     started = checked = time.monotonic()
     pause = 0.0
@@ -355,7 +352,8 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
                     continue
                 eng.tags.give(tag)
                 if status.Get_count(MPI.BYTE) != buffer.nbytes:
-                    raise _lost(src, peers, "its posted pieces are gone (its worker restarted)")
+                    holder = generations[src][0]
+                    raise _lost(src, holder, "its posted pieces are gone (its worker restarted)")
                 if buffer is not view:
                     view[...] = buffer
                 received += buffer.nbytes
@@ -366,8 +364,10 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
                 checked = now
                 live = _live_ranks()
                 for _, _, src, _, _ in pending:
-                    if live is not None and peers[src] not in live:
-                        raise _lost(src, peers, "its worker left the cluster during the relayout")
+                    holder = generations[src][0]
+                    if live is not None and holder not in live:
+                        why = "its worker left the cluster during the relayout"
+                        raise _lost(src, holder, why)
             if pending:
                 time.sleep(pause)
     except BaseException:
