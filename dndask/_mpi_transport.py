@@ -146,6 +146,7 @@ class Engine:
 
         self.MPI = MPI
         self.comm = comm
+        comm.Set_errhandler(MPI.ERRORS_RETURN)  # a dead peer raises, it does not abort us
         self.rank = comm.Get_rank()
         tag_ub = comm.Get_attr(MPI.TAG_UB) or _DATA_TAGS[1]
         self.tags = TagPool(_DATA_TAGS[0], int(tag_ub))
@@ -337,7 +338,11 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
         source = eng.mpi_rank(holder)
         request = eng.comm.Irecv(_bytes(buffer), source=source, tag=tag)
         pending.append((request, tag, src, buffer, view))
-        eng.ask(source, f"{rid}|{generation}|{dst}|{tag}")
+        try:
+            eng.ask(source, f"{rid}|{generation}|{dst}|{tag}")
+        except MPI.Exception as exc:
+            _abandon(eng, pending)
+            raise _lost(src, holder, f"MPI could not reach it ({exc})") from exc
     received = 0
     started = checked = time.monotonic()
     pause = 0.0
@@ -345,9 +350,17 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
         while pending:
             status = MPI.Status()
             left = []
+            failed = None
             for item in pending:
                 request, tag, src, buffer, view = item
-                if not request.Test(status):
+                try:
+                    done = request.Test(status)
+                except MPI.Exception as exc:
+                    holder = generations[src][0]
+                    failed = _lost(src, holder, f"MPI failed to receive from it ({exc})")
+                    left.append(item)
+                    continue
+                if not done:
                     left.append(item)
                     continue
                 eng.tags.give(tag)
@@ -360,6 +373,8 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
             pause = 0.0 if len(left) < len(pending) else min(max(pause * 2, 2e-5), 1e-3)
             pending = left
             now = time.monotonic()
+            if failed is not None:
+                raise failed
             if pending and now - started > _LIVENESS_AFTER and now - checked > 1.0:
                 checked = now
                 live = _live_ranks()
@@ -371,15 +386,20 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
             if pending:
                 time.sleep(pause)
     except BaseException:
-        for request, tag, _, buffer, _ in pending:  # the buffers stay alive until cancelled
-            with contextlib.suppress(Exception):
-                request.Cancel()
-            eng.tags.retire(tag)
-            eng.track(request, buffer)
+        _abandon(eng, pending)
         raise
     if received:
         _transport.RECEIVED.append({"start": time.time(), "total": received, "key": rid})
     return out
+
+
+def _abandon(eng: Engine, pending: list) -> None:
+    """Cancel the receives of ``pending``; their buffers stay alive until MPI lets go."""
+    for request, tag, _, buffer, _ in pending:
+        with contextlib.suppress(Exception):
+            request.Cancel()
+        eng.tags.retire(tag)
+        eng.track(request, buffer)
 
 
 # --------------------------------------------------------------------- cleanup
