@@ -22,8 +22,7 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from . import _hosts, _launch, _layout, _mpi, _mpi_transport, _transport, _xp
-from ._compat import scheduler_workers
-from ._compat import Alias, List, SliceTask, Task, TaskRef, new_array
+from ._compat import Alias, List, SliceTask, Task, TaskRef, new_array, scheduler_workers
 from ._graph import block_index, chunk_meta, empty, meta_of
 
 # Above this many pieces, resplit_ hands the work to Dask's p2p rechunk.
@@ -120,7 +119,7 @@ def build_exchange(
     transport: str,
     prefix: str = "relayout",
 ):
-    """The post / barrier / collect graph of ``plan`` over ``transport`` (``"shm"`` or ``"mpi"``)."""
+    """The post / barrier / collect graph of ``plan`` over ``transport``: ``"shm"`` or ``"mpi"``."""
     if plan.is_identity:
         return x, {}
     src, dst, ndim = plan.src, plan.dst, x.ndim
@@ -228,9 +227,7 @@ def restore_empty_ranks(x: da.Array, split: int, counts: Sequence[int]) -> da.Ar
 def check_method(method: object) -> None:
     """Reject an unknown relayout ``method``."""
     if method is not None and method not in METHODS:
-        raise ValueError(
-            f"`method` must be None, 'mpi', 'shm', 'tasks' or 'p2p', got {method!r}"
-        )
+        raise ValueError(f"`method` must be None, 'mpi', 'shm', 'tasks' or 'p2p', got {method!r}")
 
 
 def default_method() -> str | None:
@@ -268,8 +265,8 @@ def p2p_threshold() -> int:
 class RelayoutReport(NamedTuple):
     """What a relayout does: its transport and the bytes each pair of ranks moves.
 
-    ``transport`` is ``"mpi"``, ``"shm"``, ``"tasks"``, ``"p2p"`` or ``"none"`` (the same chunk grid:
-    nothing moves); ``pairs`` maps ``(source rank, destination rank)`` to bytes, for the
+    ``transport`` is ``"mpi"``, ``"shm"``, ``"tasks"``, ``"p2p"`` or ``"none"`` (the same
+    chunk grid: nothing moves); ``pairs`` maps ``(source rank, destination rank)`` to bytes, for the
     pairs that move any (``None`` for ``"p2p"``: Dask plans that move itself).
     """
 
@@ -461,9 +458,10 @@ def relayout_graph(
     of ranks, moved by Dask), ``"p2p"`` (Dask's peer-to-peer rechunk, only between two
     split axes; placement left to Dask) or ``None``: ``$DNDASK_RELAYOUT`` if set, else
     shm where it can, else ``"p2p"`` above :func:`p2p_threshold` pieces and ``"tasks"``
-    below; mpi comes first where it can. Shm falls back to that choice (logged on ``"dndask"``) when ``/dev/shm`` lacks
-    room for the bytes moved plus ``$DNDASK_SHM_RESERVE``. The choice and the bytes per pair
-    of ranks are logged at debug level (:func:`relayout_plan` returns them).
+    below; mpi comes first where it can. Shm falls back to that choice (logged on
+    ``"dndask"``) when ``/dev/shm`` lacks room for the bytes moved plus
+    ``$DNDASK_SHM_RESERVE``. The choice and the bytes per pair of ranks are logged at
+    debug level (:func:`relayout_plan` returns them).
     """
     report, plan = relayout_plan(x, src, dst, method)
     if log.isEnabledFor(logging.DEBUG):

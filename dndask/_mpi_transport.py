@@ -1,4 +1,4 @@
-"""The MPI transport of a relayout: ``post``, one barrier, ``collect`` between MPI ranks (worker side).
+"""The MPI transport of a relayout: ``post``, a barrier, ``collect`` between ranks (worker side).
 
 Under dndask's ``mpirun`` launcher every worker is an MPI rank, and the worker ranks share
 a communicator split from ``COMM_WORLD`` at launch (:func:`dndask._mpi.worker_comm`). A
@@ -161,7 +161,7 @@ class Engine:
         self.thread.start()
 
     def mpi_rank(self, worker_rank: int) -> int:
-        """The communicator rank of the worker whose MPI (``COMM_WORLD``) rank is ``worker_rank``."""
+        """The communicator rank of the worker of ``COMM_WORLD`` rank ``worker_rank``."""
         return worker_rank - _launch.FIRST_WORKER_RANK
 
     def track(self, request, buffer) -> None:
@@ -330,7 +330,7 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
     if not incoming:
         return out
     eng = engine()
-    MPI = eng.MPI
+    mpi = eng.MPI
     pending = []
     for src, dst, buffer, _, view in incoming:
         holder, generation = generations[src]
@@ -340,7 +340,7 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
         pending.append((request, tag, src, buffer, view))
         try:
             eng.ask(source, f"{rid}|{generation}|{dst}|{tag}")
-        except MPI.Exception as exc:
+        except mpi.Exception as exc:
             _abandon(eng, pending)
             raise _lost(src, holder, f"MPI could not reach it ({exc})") from exc
     received = 0
@@ -348,14 +348,14 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
     pause = 0.0
     try:
         while pending:
-            status = MPI.Status()
+            status = mpi.Status()
             left = []
             failed = None
             for item in pending:
                 request, tag, src, buffer, view = item
                 try:
                     done = request.Test(status)
-                except MPI.Exception as exc:
+                except mpi.Exception as exc:
                     holder = generations[src][0]
                     failed = _lost(src, holder, f"MPI failed to receive from it ({exc})")
                     left.append(item)
@@ -364,7 +364,7 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
                     left.append(item)
                     continue
                 eng.tags.give(tag)
-                if status.Get_count(MPI.BYTE) != buffer.nbytes:
+                if status.Get_count(mpi.BYTE) != buffer.nbytes:
                     holder = generations[src][0]
                     raise _lost(src, holder, "its posted pieces are gone (its worker restarted)")
                 if buffer is not view:

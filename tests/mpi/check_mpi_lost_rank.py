@@ -38,6 +38,7 @@ if __name__ == "__main__":
     while client.run_on_scheduler(state) != "memory":
         assert time.monotonic() < deadline, "the barrier never ran"
         time.sleep(0.05)
+
     def leave(dask_worker):
         dask_worker.loop.add_callback(dask_worker.close, reason="lost in a test")
 

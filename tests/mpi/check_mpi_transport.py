@@ -79,7 +79,9 @@ def moved_and_logged(client, comm):
     def logs(dask_worker, since=since):
         delay = dask_worker.scheduler_delay
         fresh = [e for e in dask_worker.transfer_incoming_log if e["start"] - delay >= since]
-        data = {str(k): n for e in fresh for k, n in e["keys"].items() if not _transport.is_control(k)}
+        data = {
+            str(k): n for e in fresh for k, n in e["keys"].items() if not _transport.is_control(k)
+        }
         control = sum(n for e in fresh for k, n in e["keys"].items() if _transport.is_control(k))
         by_mpi = sum(e["total"] for e in _transport.RECEIVED if e["start"] >= since)
         return data, control, by_mpi
