@@ -29,9 +29,11 @@ other's messages, whatever their tokens hash to. Pieces stay in :data:`OUTBOX` u
 relayout's barrier leaves memory (:class:`MpiJanitor`, as :class:`dndask._transport.ShmJanitor`
 removes segments), or their post's compute was cancelled while it ran (:class:`MpiProgress`).
 
-A rank that dies is fatal to MPI: a collect waiting for a piece from a rank that is no
-longer in the cluster raises a ``RuntimeError`` naming it, and a post or collect that Dask
-reruns on another worker (its own was lost) raises one naming the rank it belongs to.
+The barrier's value names the MPI rank that holds each source's pieces, so a post or a
+collect that Dask runs off its rank still works: a collect asks the holder, and a holder
+answers whichever rank asks. A rank that dies is fatal to MPI: a collect waiting for a piece
+from a holder that is no longer in the cluster (or that MPI reports failed, or that answers
+with nothing) raises a ``RuntimeError`` naming the dndask rank and the holder's MPI rank.
 
 >>> pool = TagPool(1, 3)
 >>> [pool.take(), pool.take()], pool.give(1), pool.take()
