@@ -21,8 +21,8 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _hosts, _layout, _transport, _xp
-from ._compat import Alias, List, SliceTask, Task, TaskRef, new_array
+from . import _hosts, _launch, _layout, _mpi, _mpi_transport, _transport, _xp
+from ._compat import Alias, List, SliceTask, Task, TaskRef, new_array, scheduler_workers
 from ._graph import block_index, chunk_meta, empty, meta_of
 
 # Above this many pieces, resplit_ hands the work to Dask's p2p rechunk.
@@ -32,7 +32,7 @@ _P2P_DEFAULT = 64 * 64
 _METHOD_ENV = "DNDASK_RELAYOUT"
 _RESERVE_ENV = "DNDASK_SHM_RESERVE"
 _RESERVE_DEFAULT = 64 * 2**20
-METHODS = ("shm", "tasks", "p2p")
+METHODS = ("mpi", "shm", "tasks", "p2p")
 
 log = logging.getLogger("dndask")
 
@@ -101,15 +101,39 @@ def build_shm(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "
     kept chunk is an alias of it, as in :func:`build`. Returns the array and the ranks
     of the posts and the barrier (the collects are the output chunks: placed as such).
     """
+    return build_exchange(x, plan, tag, "shm", prefix)
+
+
+def build_mpi(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "relayout"):
+    """The MPI graph of ``plan`` (:mod:`dndask._mpi_transport`): :func:`build_shm`'s shape.
+
+    ``tag`` starts with :data:`dndask._transport.MPI_MARK`.
+    """
+    return build_exchange(x, plan, tag, "mpi", prefix)
+
+
+def build_exchange(
+    x: da.Array,
+    plan: _layout.RelayoutPlan,
+    tag: str,
+    transport: str,
+    prefix: str = "relayout",
+):
+    """The post / barrier / collect graph of ``plan`` over ``transport``: ``"shm"`` or ``"mpi"``."""
     if plan.is_identity:
         return x, {}
     src, dst, ndim = plan.src, plan.dst, x.ndim
     in_chunks, out_chunks = src.chunks(plan.shape), dst.chunks(plan.shape)
-    token = tokenize(x.name, plan.pieces, out_chunks, dst.split, "shm")
+    token = tokenize(x.name, plan.pieces, out_chunks, dst.split, transport)
     name = f"{prefix}-{token}"
     post_name = f"{_transport.POST_PREFIX}{tag}-{token}"
     barrier_key = f"{_transport.BARRIER_PREFIX}{tag}-{token}"
-    base = _transport.segment_base(tag, token)
+    if transport == "mpi":
+        base = f"{tag}-{token}"
+        post_fn, collect_fn = _mpi_transport.post, _mpi_transport.collect
+    else:
+        base = _transport.segment_base(tag, token)
+        post_fn, collect_fn = _transport.post, _transport.collect
 
     def src_key(rank: int) -> tuple:
         return (x.name, *block_index(src.split, ndim, rank))
@@ -123,7 +147,7 @@ def build_shm(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "
     task_ranks: dict = {}
     for s, out in sorted(outgoing.items()):
         key = (post_name, s)  # never fused: it runs on the source's rank
-        dsk[key] = SliceTask(key, _transport.post, TaskRef(src_key(s)), base, s, out)
+        dsk[key] = SliceTask(key, post_fn, TaskRef(src_key(s)), base, s, out)
         task_ranks[key] = s
     if outgoing:
         posts = [TaskRef((post_name, s)) for s in sorted(outgoing)]
@@ -147,12 +171,12 @@ def build_shm(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "
                 kept.append(TaskRef(src_key(m.src)))
                 spec.append(("kept", len(kept) - 1, m.index, shape[plan.axis]))
             else:
-                spec.append(("shm", m.src, r, shape))
+                spec.append((transport, m.src, r, shape))
                 shm = shm or m.elements > 0
         generations = TaskRef(barrier_key) if shm else None
         dsk[out_key] = Task(
             out_key,
-            _transport.collect,
+            collect_fn,
             generations,
             List(*kept),
             spec,
@@ -203,14 +227,14 @@ def restore_empty_ranks(x: da.Array, split: int, counts: Sequence[int]) -> da.Ar
 def check_method(method: object) -> None:
     """Reject an unknown relayout ``method``."""
     if method is not None and method not in METHODS:
-        raise ValueError(f"`method` must be None, 'shm', 'tasks' or 'p2p', got {method!r}")
+        raise ValueError(f"`method` must be None, 'mpi', 'shm', 'tasks' or 'p2p', got {method!r}")
 
 
 def default_method() -> str | None:
     """``$DNDASK_RELAYOUT`` (a method, or unset/empty for dndask's choice)."""
     raw = os.environ.get(_METHOD_ENV, "")
     if raw and raw not in METHODS:
-        raise ValueError(f"`{_METHOD_ENV}` must be 'shm', 'tasks' or 'p2p', got {raw!r}")
+        raise ValueError(f"`{_METHOD_ENV}` must be 'mpi', 'shm', 'tasks' or 'p2p', got {raw!r}")
     return raw or None
 
 
@@ -241,8 +265,8 @@ def p2p_threshold() -> int:
 class RelayoutReport(NamedTuple):
     """What a relayout does: its transport and the bytes each pair of ranks moves.
 
-    ``transport`` is ``"shm"``, ``"tasks"``, ``"p2p"`` or ``"none"`` (the same chunk grid:
-    nothing moves); ``pairs`` maps ``(source rank, destination rank)`` to bytes, for the
+    ``transport`` is ``"mpi"``, ``"shm"``, ``"tasks"``, ``"p2p"`` or ``"none"`` (the same
+    chunk grid: nothing moves); ``pairs`` maps ``(source rank, destination rank)`` to bytes, for the
     pairs that move any (``None`` for ``"p2p"``: Dask plans that move itself).
     """
 
@@ -265,13 +289,48 @@ def pair_bytes(plan: _layout.RelayoutPlan, itemsize: int) -> dict:
     return out
 
 
-def _shm_blocker(x: da.Array, comm) -> str | None:
-    """Why the shared-memory transport cannot carry ``x`` between ``comm``'s ranks, or None."""
+def _chunk_blocker(x: da.Array) -> str | None:
+    """Why ``x``'s chunks cannot go by shm or MPI (they move raw numpy bytes), or None."""
     meta = chunk_meta(x)
     if type(meta) is not np.ndarray:
         return f"numpy chunks, got {type(meta).__name__} chunks"
     if x.dtype.hasobject:
         return f"a dtype without Python objects, got {x.dtype}"
+    return None
+
+
+_names: dict[str, object] = {}  # worker address -> its name (fixed for the address's life)
+
+
+def worker_names(client, workers: Sequence[str]) -> list:
+    """The Dask names of ``workers`` (asked of the scheduler once per address)."""
+    if any(w not in _names for w in workers):
+        for address, info in scheduler_workers(client).items():
+            _names[address] = info.get("name")
+    return [_names.get(w) for w in workers]
+
+
+def _mpi_blocker(x: da.Array, comm) -> str | None:
+    """Why the MPI transport cannot carry ``x`` between ``comm``'s ranks, or None."""
+    blocker = _chunk_blocker(x)
+    if blocker is not None or _mpi.LAUNCH is None:
+        return blocker or _launch.mpi_transport_blocker(None, "", [])
+    workers = getattr(comm, "workers", None)
+    if not workers:
+        return "a comm of workers"
+    try:
+        address = comm.client.scheduler.address
+        names = worker_names(comm.client, workers)
+    except Exception as exc:  # no cluster to ask
+        return f"workers that report their names ({exc})"
+    return _launch.mpi_transport_blocker(_mpi.LAUNCH, address, names)
+
+
+def _shm_blocker(x: da.Array, comm) -> str | None:
+    """Why the shared-memory transport cannot carry ``x`` between ``comm``'s ranks, or None."""
+    blocker = _chunk_blocker(x)
+    if blocker is not None:
+        return blocker
     workers = getattr(comm, "workers", None)
     if not workers:
         return "a comm of workers"
@@ -285,22 +344,32 @@ def _shm_blocker(x: da.Array, comm) -> str | None:
 def _transport_of(
     x: da.Array, src: _layout.Distribution, dst: _layout.Distribution, method: str | None
 ) -> str:
-    """The transport of the relayout (``"shm"``, ``"tasks"`` or ``"p2p"``), checks done.
+    """The transport of the relayout (``"mpi"``, ``"shm"``, ``"tasks"`` or ``"p2p"``), checks done.
 
     ``method`` given is a demand (ValueError where it cannot be met); ``None`` takes
-    ``$DNDASK_RELAYOUT`` as a preference, else shm where :func:`_shm_blocker` allows.
+    ``$DNDASK_RELAYOUT`` as a preference, else mpi where :func:`_mpi_blocker` allows,
+    else shm where :func:`_shm_blocker` allows.
     """
     chosen = method if method is not None else default_method()
     demanded = method is not None
     between_axes = None not in (src.split, dst.split) and src.split != dst.split
     device = _xp.device_of(chunk_meta(x))
     if device.device_type != "cpu":  # P2P and shm stage numpy: device chunks use tasks
-        if demanded and method in ("p2p", "shm") and (between_axes or method == "shm"):
+        if demanded and method in ("p2p", "shm", "mpi") and (between_axes or method != "p2p"):
             raise ValueError(
                 f"`method` {method!r} needs host chunks (it stages them as numpy), "
                 f"got chunks on {device}; use method='tasks' or None"
             )
         return "tasks"
+    if chosen in (None, "mpi"):
+        blocker = _mpi_blocker(x, src.comm)
+        if blocker is None:
+            return "mpi"
+        if demanded:
+            raise ValueError(f"`method` 'mpi' needs {blocker}; use method='tasks' or None")
+        if _mpi.LAUNCH is not None and "MPI_THREAD" in blocker:
+            _log_thread_fallback(blocker)
+        chosen = None
     if chosen in (None, "shm"):
         blocker = _shm_blocker(x, src.comm)
         if blocker is None:
@@ -309,6 +378,16 @@ def _transport_of(
             raise ValueError(f"`method` 'shm' needs {blocker}; use method='tasks' or None")
         chosen = None
     return _by_dask(src, dst, chosen)
+
+
+_thread_warned: list[str] = []
+
+
+def _log_thread_fallback(blocker: str) -> None:
+    """One log line (per process) when MPI's thread level rules the MPI transport out."""
+    if not _thread_warned:
+        _thread_warned.append(blocker)
+        log.warning("dndask: the MPI transport needs %s; relayouts use shm or tasks", blocker)
 
 
 def _by_dask(src: _layout.Distribution, dst: _layout.Distribution, chosen: str | None) -> str:
@@ -371,15 +450,18 @@ def relayout_graph(
 ) -> tuple[da.Array, dict]:
     """The graph laying ``x`` (laid out as ``src``) out as ``dst``, and its tasks' ranks.
 
-    ``method`` picks the transport: ``"shm"`` (a post per source rank writes its pieces
+    ``method`` picks the transport: ``"mpi"`` (the shape of shm's graph, the pieces sent
+    with MPI point-to-point between worker ranks; clusters of dndask's mpirun launcher),
+    ``"shm"`` (a post per source rank writes its pieces
     into ``/dev/shm``, a barrier, a collect per destination rank maps them: ``2P + 1``
     tasks; all ranks on one host, numpy chunks), ``"tasks"`` (one slice task per pair
     of ranks, moved by Dask), ``"p2p"`` (Dask's peer-to-peer rechunk, only between two
     split axes; placement left to Dask) or ``None``: ``$DNDASK_RELAYOUT`` if set, else
     shm where it can, else ``"p2p"`` above :func:`p2p_threshold` pieces and ``"tasks"``
-    below. Shm falls back to that choice (logged on ``"dndask"``) when ``/dev/shm`` lacks
-    room for the bytes moved plus ``$DNDASK_SHM_RESERVE``. The choice and the bytes per pair
-    of ranks are logged at debug level (:func:`relayout_plan` returns them).
+    below; mpi comes first where it can. Shm falls back to that choice (logged on
+    ``"dndask"``) when ``/dev/shm`` lacks room for the bytes moved plus
+    ``$DNDASK_SHM_RESERVE``. The choice and the bytes per pair of ranks are logged at
+    debug level (:func:`relayout_plan` returns them).
     """
     report, plan = relayout_plan(x, src, dst, method)
     if log.isEnabledFor(logging.DEBUG):
@@ -390,6 +472,11 @@ def relayout_graph(
         # Dask drops the empty chunks of empty ranks (all of them without elements).
         y = x.rechunk(dst.chunks(x.shape), method="p2p")
         return restore_empty_ranks(y, dst.split, dst.counts), {}
+    if report.transport == "mpi":
+        client = src.comm.client
+        _mpi_transport.ensure_mpi(client)
+        tag = f"{_transport.MPI_MARK}{_transport.cluster_tag(client)}"
+        return build_mpi(x, plan, tag)
     if report.transport == "shm":
         client = src.comm.client
         _transport.ensure_janitor(client)

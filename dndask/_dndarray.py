@@ -259,9 +259,10 @@ class DNDarray(DistributedArray):
         target_map : torch.Tensor, optional
             An integer ``(comm.size, ndim)`` map; non-split columns must equal
             the global shape, the split column must sum to ``shape[split]``.
-        method : {None, 'shm', 'tasks', 'p2p'}, optional
+        method : {None, 'mpi', 'shm', 'tasks', 'p2p'}, optional
             How the rows travel (see :func:`dndask._distribution.relayout_graph`);
-            ``None`` picks shared memory when every rank is on one host.
+            ``None`` picks MPI under dndask's mpirun launch, else shared memory when
+            every rank is on one host.
 
         Returns
         -------

@@ -25,6 +25,47 @@ GPU_WORKER_CONFIG = {
 MIN_WORLD_SIZE = 3
 
 
+class MpiLaunch(NamedTuple):
+    """What the client rank of ``ht.init(mpi=True)`` knows of its launch (for the MPI transport).
+
+    ``scheduler`` is the scheduler's address, ``worker_ranks`` the MPI ranks of the
+    workers (their Dask names), ``multiple`` whether every worker rank got
+    ``MPI_THREAD_MULTIPLE`` (``thread_level`` names the lowest level they got).
+    """
+
+    scheduler: str
+    worker_ranks: tuple[int, ...]
+    multiple: bool
+    thread_level: str
+
+
+def mpi_transport_blocker(
+    launch: MpiLaunch | None, scheduler: str, names: Sequence[object]
+) -> str | None:
+    """Why the MPI transport cannot carry a relayout between workers named ``names``, or None.
+
+    It can when this process is the client rank of dndask's ``mpirun`` launch, the
+    comm's scheduler is the launch's, every worker of the comm is one of the launch's
+    worker ranks (its name) and every worker rank runs with ``MPI_THREAD_MULTIPLE``.
+
+    >>> launch = MpiLaunch("tcp://a:1", (2, 3, 4), True, "MPI_THREAD_MULTIPLE")
+    >>> mpi_transport_blocker(launch, "tcp://a:1", [3, 2]) is None
+    True
+    >>> mpi_transport_blocker(launch, "tcp://a:1", [2, "w-5"])
+    "workers that are ranks of dndask's mpirun launch, got worker 'w-5'"
+    """
+    if launch is None:
+        return "a cluster started by dndask's mpirun launcher (ht.init(mpi=True) under mpirun)"
+    if scheduler != launch.scheduler:
+        return f"the scheduler of dndask's mpirun launch ({launch.scheduler}), got {scheduler}"
+    for name in names:
+        if not isinstance(name, int) or name not in launch.worker_ranks:
+            return f"workers that are ranks of dndask's mpirun launch, got worker {name!r}"
+    if not launch.multiple:
+        return f"MPI_THREAD_MULTIPLE on every worker rank, got {launch.thread_level}"
+    return None
+
+
 class Launch(NamedTuple):
     """What the environment says about this process's parallel launch."""
 

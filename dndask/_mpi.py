@@ -27,6 +27,39 @@ from . import _launch
 
 _LOGGERS = ("distributed", "tornado")
 
+# Set at launch: on the client rank, what the MPI transport needs to know of the launch; on
+# a worker rank, the communicator of the worker ranks (split from COMM_WORLD, in MPI rank
+# order: worker MPI rank ``w`` is its rank ``w - FIRST_WORKER_RANK``).
+LAUNCH: _launch.MpiLaunch | None = None
+_WORKERS = None
+
+_THREAD_LEVELS = ("MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED")
+
+
+def worker_comm():
+    """This worker rank's communicator of the worker ranks, or None (not a launched worker)."""
+    return _WORKERS
+
+
+def _thread_level_name(level: int) -> str:
+    from mpi4py import MPI
+
+    names = {getattr(MPI, n[4:]): n for n in _THREAD_LEVELS}
+    names[MPI.THREAD_MULTIPLE] = "MPI_THREAD_MULTIPLE"
+    return names.get(level, str(level))
+
+
+def _split_workers(world):
+    """The worker ranks' communicator (collective over COMM_WORLD; None off the workers),
+    and every rank's thread level."""
+    from mpi4py import MPI
+
+    levels = world.allgather(MPI.Query_thread())
+    rank = world.Get_rank()
+    worker = rank >= _launch.FIRST_WORKER_RANK
+    comm = world.Split(1 if worker else MPI.UNDEFINED, rank)
+    return (comm if worker else None), levels
+
 
 def _mpi_world():
     try:
@@ -143,6 +176,7 @@ def start(
     _check_interface(world, interface)
     device = _gpu_of_this_rank(world) if gpu else None
     security = _security(world, tls)
+    workers_comm, levels = _split_workers(world)
     protocol = "tls" if tls else "tcp"
     host = _host(interface)
     logging.getLogger("distributed").setLevel(logging.WARNING)
@@ -169,11 +203,23 @@ def start(
     world.Barrier()
 
     if rank == _launch.CLIENT_RANK:
+        global LAUNCH
+        from mpi4py import MPI
+
+        worker_levels = levels[_launch.FIRST_WORKER_RANK :]
+        LAUNCH = _launch.MpiLaunch(
+            address,
+            tuple(range(_launch.FIRST_WORKER_RANK, world.Get_size())),
+            min(worker_levels) >= MPI.THREAD_MULTIPLE,
+            _thread_level_name(min(worker_levels)),
+        )
         client = distributed.Client(address, security=security)
         client.wait_for_workers(world.Get_size() - _launch.FIRST_WORKER_RANK)
         return client  # dndask's exit hook (ht.shutdown) ends the job through shutdown()
 
-    if device is not None:  # this process is a worker rank: its own settings
+    global _WORKERS
+    _WORKERS = workers_comm  # this process is a worker rank
+    if device is not None:  # its own settings
         os.environ["CUDA_VISIBLE_DEVICES"] = device
         dask.config.set(_launch.GPU_WORKER_CONFIG)
 

@@ -52,6 +52,7 @@ from ._hosts import SHM_DIR
 
 __all__ = [
     "BARRIER_PREFIX",
+    "MPI_MARK",
     "POST_PREFIX",
     "RECEIVED",
     "WRITTEN",
@@ -78,6 +79,7 @@ BARRIER_PREFIX = "relayout-barrier-"  # key: relayout-barrier-<tag>-<token>
 _CONTROL = (POST_PREFIX, BARRIER_PREFIX)
 _WANTED = frozenset({"waiting", "queued", "processing", "no-worker", "memory"})  # scheduler states
 _GONE = frozenset({"released", "forgotten", "erred"})
+MPI_MARK = "mpi"  # the tag of an MPI relayout's keys starts with it (dndask._mpi_transport)
 
 # The segments each post this worker process ran last wrote, by the post's key: kept until
 # the worker's state machine has seen the post finish (:class:`ShmPostSweeper`).
@@ -304,6 +306,12 @@ class ShmJanitor(SchedulerPlugin):
 
     name = "dndask-shm-janitor"
     idempotent = True
+    everywhere = False  # sweep on the worker that ran the barrier (its host's /dev/shm)
+    sweep_function = staticmethod(remove_many)
+
+    def owns(self, tag: str) -> bool:
+        """Whether the relayouts of cluster tag ``tag`` are this janitor's (not MPI's)."""
+        return not tag.startswith(MPI_MARK)
 
     def __init__(self) -> None:
         self.where: dict[tuple[str, str], str] = {}  # relayout -> worker that ran its barrier
@@ -315,6 +323,8 @@ class ShmJanitor(SchedulerPlugin):
 
     def _sweep(self, relayout: tuple[str, str]) -> None:
         worker = self.where.pop(relayout, None)
+        if self.everywhere:
+            worker = None
         self.pending.setdefault(worker, []).append((*relayout, time.time_ns()))
         if not self.flushing:
             self.flushing = True
@@ -337,7 +347,7 @@ class ShmJanitor(SchedulerPlugin):
                 continue
             msg = {
                 "op": "run",
-                "function": dumps(remove_many),
+                "function": dumps(self.sweep_function),
                 "args": dumps((sweeps,)),
                 "wait": True,
                 "kwargs": dumps({}),
@@ -348,7 +358,7 @@ class ShmJanitor(SchedulerPlugin):
 
     def transition(self, key, start, finish, *args, **kwargs) -> None:
         relayout = _relayout_of(key)
-        if relayout is None:
+        if relayout is None or not self.owns(relayout[0]):
             return
         name = key[0] if isinstance(key, tuple) else key
         if name.startswith(BARRIER_PREFIX):

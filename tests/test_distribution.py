@@ -296,9 +296,13 @@ def test_bad_resplit_axis(comm_of, axis, exc, match):
 
 def test_bad_method_and_arguments(comm_of):
     a = ht.zeros((4, 2), split=0, comm=comm_of(2))
-    with pytest.raises(ValueError, match="`method` must be None, 'shm', 'tasks' or 'p2p', got 'x'"):
+    with pytest.raises(
+        ValueError, match="`method` must be None, 'mpi', 'shm', 'tasks' or 'p2p', got 'x'"
+    ):
         a.resplit_(1, method="x")
-    with pytest.raises(ValueError, match="`method` must be None, 'shm', 'tasks' or 'p2p', got 'x'"):
+    with pytest.raises(
+        ValueError, match="`method` must be None, 'mpi', 'shm', 'tasks' or 'p2p', got 'x'"
+    ):
         a.resplit_(0, method="x")  # checked even when nothing would move
     assert a.split == 0
     with pytest.raises(TypeError, match="`arr` must be a DNDarray, got ndarray"):

@@ -196,9 +196,9 @@ def test_none_and_the_environment_pick_the_transport(comm_of, monkeypatch):
         monkeypatch.setenv("DNDASK_RELAYOUT", method)
         assert _distribution.relayout_plan(x, src, dst)[0].transport == method
         assert _distribution.relayout_plan(x, src, dst, "tasks")[0].transport == "tasks"
-    monkeypatch.setenv("DNDASK_RELAYOUT", "mpi")
+    monkeypatch.setenv("DNDASK_RELAYOUT", "MPI")
     with pytest.raises(
-        ValueError, match="`DNDASK_RELAYOUT` must be 'shm', 'tasks' or 'p2p', got 'mpi'"
+        ValueError, match="`DNDASK_RELAYOUT` must be 'mpi', 'shm', 'tasks' or 'p2p', got 'MPI'"
     ):
         a.resplit(1)
 
@@ -227,11 +227,11 @@ def test_falls_back_when_shared_memory_is_too_small(comm_of, monkeypatch, caplog
         a.resplit(1, method="shm")
 
 
-@pytest.mark.parametrize("method", ["mpi", "SHM", 1])
+@pytest.mark.parametrize("method", ["MPI", "SHM", 1])
 def test_a_bad_method_raises_and_leaves_the_array(comm_of, method):
     a = ht.zeros((4, 3), split=0, comm=comm_of(2))
     name = a.to_dask().name
-    match = rf"`method` must be None, 'shm', 'tasks' or 'p2p', got {method!r}"
+    match = rf"`method` must be None, 'mpi', 'shm', 'tasks' or 'p2p', got {method!r}"
     with pytest.raises(ValueError, match=match):
         a.resplit_(1, method=method)
     with pytest.raises(ValueError, match=match):
