@@ -102,7 +102,7 @@ test-dask-next:
 	$(if $(DASK_NEXT),$(DASK_NEXT_PY) -m pip install --quiet --upgrade $(DASK_NEXT),\
 		$(PYTHON) .ci/dask_next.py $(DASK_NEXT_PY))
 	@$(DASK_NEXT_PY) -c "import dask, distributed; print('dask-next: testing dask', \
-		dask.__version__, 'with distributed', distributed.__version__)" 2>/dev/null || { \
+		dask.__version__, 'with distributed', distributed.__version__)" || { \
 		echo "dask-next: the dask and distributed installed in $(DASK_NEXT_VENV) do not import" \
 		"together ($(or $(DASK_NEXT),see the lines above)); docs/dask-versions.md"; exit 1; }
 	$(DASK_NEXT_PYTEST) $(DASK_NEXT_FILES)
