@@ -24,20 +24,26 @@ import subprocess
 import sys
 
 
+class PlainError(Exception):
+    """A failure said in one line (``dask-next: ...``), without a traceback."""
+
+
 def versions(python: str, package: str) -> list[str]:
     """The versions the index serves for ``package``, newest first (``pip index versions``)."""
-    out = subprocess.run(
-        [python, "-m", "pip", "index", "versions", package],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    match = re.search(r"Available versions: (.*)", out)
-    if match is None:
-        raise RuntimeError(f"`pip index versions {package}` printed no versions:\n{out}")
+    run = subprocess.run(
+        [python, "-m", "pip", "index", "versions", package], capture_output=True, text=True
+    )
+    match = re.search(r"Available versions: (.*)", run.stdout)
+    if run.returncode != 0 or match is None:
+        said = run.stderr.strip().splitlines() or run.stdout.strip().splitlines() or ["nothing"]
+        raise PlainError(
+            f"the package index serves no versions of {package} "
+            f"(`pip index versions {package}`: {said[-1]}); set DASK_NEXT to name the releases"
+        )
     return [v.strip() for v in match.group(1).split(",")]
 
 
+IMPORT = "import dask.array, distributed"
 PROBE = """
 import dask.array as da, distributed
 with distributed.LocalCluster(n_workers=1, processes=True, host="127.0.0.1",
@@ -48,24 +54,34 @@ with distributed.LocalCluster(n_workers=1, processes=True, host="127.0.0.1",
 
 def pip_install(python: str, *requirements: str) -> None:
     """``pip install --quiet --upgrade`` into ``python``'s environment."""
-    subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", *requirements],
-                   check=True)  # fmt: skip
+    run = subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", *requirements],
+                         capture_output=True, text=True)  # fmt: skip
+    if run.returncode != 0:
+        said = run.stderr.strip().splitlines() or [f"exit status {run.returncode}"]
+        raise PlainError(f"`pip install {' '.join(requirements)}` failed: {said[-1]}")
 
 
 def probe_error(python: str) -> str | None:
-    """Whether dask and distributed import and run a sum together (None), or the error."""
-    probe = subprocess.run([python, "-c", PROBE], capture_output=True, text=True, timeout=300)
-    if probe.returncode == 0:
-        return None
-    lines = [line for line in probe.stderr.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else f"exit status {probe.returncode}"
+    """Whether dask and distributed import together and run a sum (None), or what failed."""
+    for what, code in (("do not import together", IMPORT), ("import but do not compute", PROBE)):
+        try:
+            probe = subprocess.run([python, "-c", code], capture_output=True, text=True,
+                                   timeout=300)  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return f"{what}: no answer in 300 s"
+        if probe.returncode != 0:
+            lines = [line for line in probe.stderr.strip().splitlines() if line.strip()]
+            return f"{what}: {lines[-1] if lines else f'exit status {probe.returncode}'}"
+    return None
 
 
 def main(python: str) -> int:
     dask_versions = versions(python, "dask")
     distributed_versions = versions(python, "distributed")
     newest_dask, newest_distributed = dask_versions[0], distributed_versions[0]
-    pair = next(v for v in dask_versions if v in set(distributed_versions))
+    pair = next((v for v in dask_versions if v in set(distributed_versions)), None)
+    if pair is None:
+        raise PlainError("dask and distributed share no version on the package index")
     pip_install(python, f"dask[array]=={pair}", f"distributed=={pair}")
     if newest_dask == pair:
         print(f"dask-next: testing the newest releases, dask and distributed {pair}")
@@ -84,7 +100,7 @@ def main(python: str) -> int:
             f"testing that combination (outside distributed's own pin)"
         )
         return 0
-    print(f"dask-next: dask {newest_dask} with distributed {pair} does NOT work: {error}")
+    print(f"dask-next: dask {newest_dask} and distributed {pair} {error}")
     pip_install(python, f"dask[array]=={pair}")
     print(
         f"dask-next: dndask cannot be tested on dask {newest_dask} until a matching distributed "
@@ -96,4 +112,7 @@ def main(python: str) -> int:
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: python .ci/dask_next.py VENV_PYTHON")
-    sys.exit(main(sys.argv[1]))
+    try:
+        sys.exit(main(sys.argv[1]))
+    except PlainError as exc:
+        sys.exit(f"dask-next: {exc}")

@@ -1,8 +1,10 @@
-"""``python -m bench.breakdown``: where the time of one data-movement step goes.
+"""``python -m bench.breakdown``: where the time of one step goes.
 
 For ``resplit_`` 0 → 1 and ``redistribute_`` (balanced → skewed) of a float32
-matrix on the loopback cluster (the same workloads as ``python -m bench``), one
-step is timed from the driver and taken apart with the cluster's own records:
+matrix on the loopback cluster (the same workloads as ``python -m bench``), and
+for the per-operation cases ``randn``, ``matmul`` (split 0 @ None) and
+``is_split`` (``array(pieces, is_split=0)``), one step is timed from the driver
+and taken apart with the cluster's own records:
 
 - **driver**: building the graph (the lazy call) and submitting it (until
   ``persist_()`` returns);
@@ -16,10 +18,12 @@ step is timed from the driver and taken apart with the cluster's own records:
   computed nor fetched (waiting for the scheduler or for a peer's data);
 - **tail**: from the last task's end to the driver seeing the step done.
 
-The same step is run through plain Dask (``rechunk`` of the same chunks, on the
-same cluster) for comparison. Each number is the median of ``--repeats`` runs
-after one warm-up. Worker clocks are the driver's (one machine), so intervals
-from the task stream and the driver line up.
+The same step is run through plain Dask (``rechunk`` of the same chunks,
+``standard_normal``, ``@``, ``from_delayed`` + ``concatenate``, on the same
+cluster) for comparison. ``--profile FILE`` also writes a cProfile of the
+driver over every dndask step (``python -m pstats FILE``). Each number is the
+median of ``--repeats`` runs after one warm-up. Worker clocks are the driver's
+(one machine), so intervals from the task stream and the driver line up.
 
 Examples::
 
@@ -30,6 +34,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
 import statistics
@@ -38,13 +43,14 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import dask
 import distributed
 
 import dndask as ht
 
 from . import systems, workloads
 
-CASES = ("resplit01", "redistribute")
+CASES = ("resplit01", "redistribute", "randn", "matmul", "is_split")
 
 
 @dataclass
@@ -122,22 +128,65 @@ def take_apart(system, case, stream, t0, t_built, t_submitted, t_done, workers) 
     )
 
 
-def step_dndask(client, side, w: workloads.Workload, seed: int) -> Breakdown:
-    """One dndask step of ``w``'s case, taken apart."""
+def _wait_inputs(state: dict) -> None:
+    """Wait until every input of a step is in the workers' memory."""
+    for value in state.values():
+        if isinstance(value, ht.DNDarray):
+            distributed.wait(distributed.futures_of(value.to_dask()))
+        elif isinstance(value, list) or dask.is_dask_collection(value):
+            distributed.wait(distributed.futures_of(value))
+
+
+def build_dndask(w: workloads.Workload, state: dict, comm: ht.Comm) -> ht.DNDarray:
+    """The lazy result of ``w``'s case on dndask (nothing is submitted)."""
+    key = w.case.key
+    if key == "resplit01":
+        return state["a"].resplit(1)
+    if key == "redistribute":
+        return state["a"].redistribute(target_map=state["target"])
+    if key == "randn":
+        return ht.random.randn(*w.shape, dtype=ht.float32, split=0, comm=comm)
+    if key == "matmul":
+        return ht.matmul(state["a"], state["b"])
+    if key == "is_split":
+        return ht.array(state["pieces"], is_split=0)
+    raise KeyError(key)
+
+
+def build_dask(w: workloads.Workload, state: dict, side: systems.DaskSide):
+    """The lazy result of ``w``'s case written the Dask way."""
+    key = w.case.key
+    if key == "resplit01":
+        return state["a"].rechunk((w.rows, tuple(w.col_counts)))
+    if key == "redistribute":
+        return state["a"].rechunk((tuple(w.target_counts), w.cols))
+    if key == "randn":
+        chunks = (tuple(w.counts), w.cols)
+        return state["rng"].standard_normal(w.shape, dtype="float32", chunks=chunks)
+    if key == "matmul":
+        return state["a"] @ state["b"]
+    if key == "is_split":
+        return side._join(state["futures"])
+    raise KeyError(key)
+
+
+def step_dndask(client, side, w: workloads.Workload, seed: int, profile=None) -> Breakdown:
+    """One dndask step of ``w``'s case, taken apart (``profile``: a cProfile of the driver)."""
     state = side.prepare(w, seed)
-    distributed.wait(distributed.futures_of(state["a"].to_dask()))
+    _wait_inputs(state)
     client.run(systems.mark_transfers)
     with distributed.get_task_stream(client) as ts:
+        if profile is not None:
+            profile.enable()
         t0 = time.time()
-        if w.case.key == "resplit01":
-            out = state["a"].resplit(1)
-        else:
-            out = state["a"].redistribute(target_map=state["target"])
+        out = build_dndask(w, state, side.comm)
         t_built = time.time()
         out.persist_()
         t_submitted = time.time()
         distributed.wait(distributed.futures_of(out.to_dask()))
         t_done = time.time()
+        if profile is not None:
+            profile.disable()
     result = take_apart(
         "dndask", w.case.key, ts.data, t0, t_built, t_submitted, t_done, side.comm.workers
     )
@@ -146,19 +195,14 @@ def step_dndask(client, side, w: workloads.Workload, seed: int) -> Breakdown:
     return result
 
 
-def step_dask(client, side, w: workloads.Workload, seed: int) -> Breakdown:
-    """The same step as a plain Dask ``rechunk`` of the same chunks, taken apart."""
-    state = side.inputs.prepare(w, seed)
-    source = state["a"].to_dask()
-    distributed.wait(distributed.futures_of(source))
+def step_dask(client, side, w: workloads.Workload, seed: int, profile=None) -> Breakdown:
+    """The same step written the Dask way, on the same chunks, taken apart."""
+    state = side.prepare(w, seed)
+    _wait_inputs(state)
     client.run(systems.mark_transfers)
-    if w.case.key == "resplit01":
-        target = (w.rows, tuple(w.col_counts))
-    else:
-        target = (tuple(w.target_counts), w.cols)
     with distributed.get_task_stream(client) as ts:
         t0 = time.time()
-        out = source.rechunk(target)
+        out = build_dask(w, state, side)
         t_built = time.time()
         out = client.persist(out)
         t_submitted = time.time()
@@ -168,7 +212,7 @@ def step_dask(client, side, w: workloads.Workload, seed: int) -> Breakdown:
         "dask", w.case.key, ts.data, t0, t_built, t_submitted, t_done, side.comm.workers
     )
     result.transfer_mib = sum(client.run(systems.new_transfer_bytes).values()) / workloads.MIB
-    del out, state, source
+    del out, state
     return result
 
 
@@ -210,6 +254,9 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
     p.add_argument("--cases", default=",".join(CASES), help=f"default {','.join(CASES)}")
     p.add_argument("--json", type=Path, default=None, help="also write every run here")
+    p.add_argument(
+        "--profile", type=Path, default=None, help="a cProfile of the driver's dndask steps"
+    )
     args = p.parse_args(argv)
     cases = [c for c in args.cases.split(",") if c]
     for c in cases:
@@ -220,18 +267,21 @@ def main(argv=None) -> int:
     comm = ht.get_comm()
     dnd, dsk = systems.DndaskSide(comm), systems.DaskSide(comm)
     load = os.getloadavg()[0]
+    profile = cProfile.Profile() if args.profile else None
     runs: dict[tuple[str, str], list[Breakdown]] = {}
     try:
         for case in cases:
             w = workloads.Workload.of(case, args.mib, args.ranks)
             for i in range(args.repeats + 1):  # the first is the warm-up
                 for system, step, side in (("dndask", step_dndask, dnd), ("dask", step_dask, dsk)):
-                    b = step(client, side, w, seed=i)
+                    b = step(client, side, w, seed=i, profile=profile if i else None)
                     if i:
                         runs.setdefault((case, system), []).append(b)
     finally:
         ht.shutdown()
     rows = [median_of(r) for r in runs.values()]
+    if profile is not None:
+        profile.dump_stats(args.profile)
     print(f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
     print(table(rows, args.ranks))
     if args.json:

@@ -91,6 +91,7 @@ __all__ = [
     "removed_worker",
     "scheduler_workers",
     "set_worker_restrictions",
+    "top_layers",
     "transitions",
     "unrunnable",
     "whole_layer_keys",
@@ -270,6 +271,22 @@ def new_array(graph: Mapping, name: str, chunks: tuple, meta) -> da.Array:
     # an expression over the graph; its name gets a token appended (its blocks alias ours)
     keys = [(name, *idx) for idx in itertools.product(*(range(len(c)) for c in chunks))]
     return _expr_from_graph(dict(graph), meta, chunks, keys, name)
+
+
+def top_layers(array: da.Array) -> tuple[str, ...]:
+    """The names of ``array``'s top graph layers: those of any graph built on it.
+
+    ``__dask_layers__()`` of dask's collection protocol; an expression array
+    (``array.query-planning`` on) has none, and its name stands for it.
+
+    Examples
+    --------
+    >>> x = da.ones(4, chunks=2)
+    >>> top_layers(x) == (x.name,)
+    True
+    """
+    layers = getattr(array, "__dask_layers__", None)
+    return tuple(layers()) if layers is not None else (array.name,)
 
 
 # ---------------------------------------------------------------- the cluster

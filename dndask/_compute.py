@@ -34,6 +34,7 @@ from ._compat import (
     flatten,
     install_array_optimizer,
     named_graph,
+    top_layers,
     whole_layer_keys,
 )
 from ._placement import WorkerTable
@@ -124,7 +125,7 @@ def claim(array: da.Array) -> None:
     """
     if not _claimed_layers:
         install_array_optimizer(array_optimize)
-    _claimed_layers.update(array.__dask_layers__())
+    _claimed_layers.update(top_layers(array))
 
 
 # The placement tables (key -> worker) of the dask arrays dndask handed to other code
@@ -144,7 +145,7 @@ def hand_over(array: da.Array, table: Mapping) -> None:
     """
     table = WorkerTable.of(table)
     with _handed_lock:
-        for layer in array.__dask_layers__():
+        for layer in top_layers(array):
             _handed[layer] = table
             _handed.move_to_end(layer)
         while len(_handed) > _HANDED_SIZE:

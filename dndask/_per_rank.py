@@ -271,7 +271,10 @@ def join(futures: Sequence[distributed.Future], axis, comm: _comm.Comm, name: st
         counts = None
     else:
         counts = tuple(m[0][axis] for m in metas)
-    return _wrap_futures(futures, shape, dtype, axis, counts, comm, metas[0][3])
+    # The chunk keys alias the results, each on its rank's worker. Persisting now (submitted,
+    # not waited for) runs those aliases once, so later graphs start from held chunk keys
+    # instead of re-running them in every computation (P tasks and one scheduler hop each).
+    return _wrap_futures(futures, shape, dtype, axis, counts, comm, metas[0][3]).persist_()
 
 
 def join_result(pieces: PerRank, axis, name: str = "is_split"):

@@ -226,6 +226,17 @@ def test_new_array_has_the_given_blocks_chunks_and_meta():
     assert z.name.startswith(f"{y.name}-") if QUERY_PLANNING else z.name == y.name
 
 
+def test_top_layers_name_the_layers_a_graph_built_on_the_array_contains():
+    x = da.ones((4, 6), chunks=(2, 3))
+    y = (x + 1).sum(axis=0)
+    assert _compat.top_layers(x) == (x.name,)
+    if QUERY_PLANNING:  # an expression array has no __dask_layers__: its keys carry the name
+        assert set(_compat.top_layers(x)) <= {key[0] for key in y.__dask_graph__()}
+    else:  # dask's collection protocol
+        assert _compat.top_layers(y) == tuple(y.__dask_layers__())
+        assert set(_compat.top_layers(x)) <= set(y.__dask_graph__().layers)
+
+
 def test_concatenate3_and_flatten_assemble_nested_blocks():
     blocks = [[np.full((2, c), 10 * r + c) for c in (1, 3)] for r in range(3)]
     np.testing.assert_array_equal(_compat.concatenate3(blocks), np.block(blocks))

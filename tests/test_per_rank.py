@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import dask.array as da
+import distributed
 import numpy as np
 import pytest
 import torch
@@ -35,6 +36,22 @@ def test_per_rank_join_keeps_pieces_in_place(client, comm_of, n, axis):
     b = a.persist(wait=True)
     assert holders(client, b) == [(w,) for w in comm.workers]
     assert received_bytes(client, since) == 0
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_is_split_join_holds_its_chunk_keys_so_later_graphs_start_from_them(client, comm_of, n):
+    """The join persists at once: its chunk keys are held, each by its rank's worker, and a
+    computation on the array runs one task per chunk, not an alias of each piece first."""
+    comm = comm_of(n)
+    pieces = ht.per_rank(lambda rank: np.full((rank + 1, 2), rank, dtype=np.float64), comm=comm)
+    a = ht.array(pieces, is_split=0)
+    assert holders(client, a) == [(w,) for w in comm.workers]  # no persist called
+    with distributed.get_task_stream(client) as stream:
+        got = (a + 1).numpy()
+    expected = np.concatenate([np.full((r + 1, 2), r + 1.0) for r in range(n)])
+    np.testing.assert_array_equal(got, expected)
+    ran = [t["key"] for t in stream.data]
+    assert not any(k[0] == a.to_dask().name for k in ran if isinstance(k, tuple)), ran
 
 
 def test_is_split_join_asks_the_workers_nothing(comm_of, monkeypatch):

@@ -144,3 +144,17 @@ def test_bad_random_calls(client, call, exc, match):
     with pytest.raises(exc, match=match):
         call()
     assert ht.random.get_state() == state
+
+
+def test_float32_normals_drawn_into_reused_buffers_are_the_fresh_ones():
+    """The chunk path's buffers (``_Scratch``) give bit for bit the values of fresh temporaries,
+    at every parity of start and length, and with the buffers reused across boxes."""
+    key = _random._stream_key(5, 3)
+    rng = np.random.default_rng(0)
+    scratch = _random._Scratch(_random._BLOCK + 2)
+    for _ in range(60):
+        start, length = int(rng.integers(0, 2**40)), int(rng.integers(1, 2 * _random._BLOCK + 1))
+        fresh, reused = np.empty(length, np.float32), np.empty(length, np.float32)
+        _random._normal_into(fresh, key, start)
+        _random._normal32_into(reused, key, start, scratch)
+        np.testing.assert_array_equal(reused, fresh)
