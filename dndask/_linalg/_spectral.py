@@ -28,6 +28,7 @@ import numpy as np
 from .. import _dndarray, _factories, _manipulation, _random
 from ._products import matmul
 from ._randomized import check_real_matrix
+from ._sdc import eigh_rows, qdwh_weights
 from ._tsqr import _per_block, _swap_last, qr
 
 
@@ -37,24 +38,6 @@ def _scalar(x: _dndarray.DNDarray) -> float:
 
 def _frobenius(x: _dndarray.DNDarray) -> _dndarray.DNDarray:
     return ((x * x).sum()) ** 0.5
-
-
-def qdwh_weights(l0: float, eps: float) -> list[tuple[float, float, float]]:
-    """The weights ``(a, b, c)`` of every QDWH step from the lower bound ``l0``.
-
-    >>> len(qdwh_weights(1e-16, 2.2e-16))
-    6
-    """
-    weights, lower = [], l0
-    while abs(1 - lower) > 10 * eps and len(weights) < 20:
-        dd = (4 * (1 - lower**2) / lower**4) ** (1 / 3)
-        sqd = math.sqrt(1 + dd)
-        a = sqd + 0.5 * math.sqrt(8 - 4 * dd + 8 * (2 - lower**2) / (lower**2 * sqd))
-        b = (a - 1) ** 2 / 4
-        c = a + b - 1
-        weights.append((a, b, c))
-        lower = min(1.0, lower * (a + b * lower**2) / (1 + c * lower**2))
-    return weights
 
 
 def _local_polar(block, calc_h: bool):
@@ -242,12 +225,12 @@ def eigh(a, procs_to_merge: int = 0):
     n = a.shape[0]
     if a.shape[1] != n:
         raise ValueError(f"`a` of `eigh` must be square (and symmetric), got shape {a.shape}")
-    _check_symmetric(a)
     if a.split is None or a.comm.size == 1:
+        _check_symmetric(a)
         values, vectors = _per_block(a, _local_eigh, [((n,), a.dtype), ((n, n), a.dtype)], "eigh")
     else:
         leaf = max(math.ceil(n / a.comm.size), 64)
-        values, vectors = _divide(_rows(a), leaf, procs_to_merge)
+        values, vectors = eigh_rows(a.persist(), leaf)
     if values.split != 0:
         values = values.resplit(0)
     if vectors.split != a.split:
