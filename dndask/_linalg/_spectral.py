@@ -10,12 +10,12 @@ number of steps (at most 6 in double precision) is known before any data moves.
 :func:`eigh`: spectral divide and conquer (Nakatsukasa and Higham 2013). The
 sign of ``A - sigma I`` (``sigma`` the median of the diagonal) is the polar factor
 of that symmetric matrix; ``P = (sign + I) / 2`` projects on the eigenvectors with
-eigenvalues above ``sigma``. Orthonormal bases ``V1`` of its range and ``V2`` of its
-complement (a TSQR of ``P`` times a Gaussian block, once refined) split the
-problem into ``V1^T A V1`` and ``V2^T A V2``, solved the same way until a
-subproblem has at most ``max(n / ranks, 64)`` rows: that leaf is factored by
-LAPACK in one task, on one rank. Every product and QR of the recursion is a
-distributed one.
+eigenvalues above ``sigma``. An orthogonal ``V = [V1 V2]`` with ``V1`` spanning its
+range splits the problem into ``V1^T A V1`` and ``V2^T A V2``, solved the same way
+until a subproblem has at most ``max(n / ranks, 64)`` rows: that leaf is factored by
+LAPACK in one task, on one rank. The recursion is built as per-rank task graphs
+(:mod:`._sdc`): a whole polar decomposition is one graph, and the driver waits once
+per level of the recursion.
 """
 
 from __future__ import annotations
@@ -123,51 +123,6 @@ def polar(a, calc_h: bool = True, condition_estimate: float = 1.0e16, procs_to_m
 def _local_eigh(block):
     values, vectors = np.linalg.eigh((block + block.T) / 2)
     return values[::-1].copy(), vectors[:, ::-1].copy()
-
-
-def _leaf(a: _dndarray.DNDarray):
-    """Eigenpairs of a small symmetric ``a`` in one task (descending)."""
-    n = a.shape[0]
-    small = a.resplit(None) if a.split is not None else a
-    return _per_block(small, _local_eigh, [((n,), a.dtype), ((n, n), a.dtype)], "eigh-leaf")
-
-
-def _basis(p: _dndarray.DNDarray, k: int, procs_to_merge: int) -> _dndarray.DNDarray:
-    """An orthonormal basis (``n x k``, split 0) of the range of the projector ``p``."""
-    g = _random.randn(p.shape[0], k, dtype=p.dtype, split=None, comm=p.comm)
-    q = qr(_rows(matmul(p, g)), procs_to_merge=procs_to_merge).Q
-    return qr(_rows(matmul(p, q)), procs_to_merge=procs_to_merge).Q
-
-
-def _rows(x):
-    return x if x.split == 0 else x.resplit(0)
-
-
-def _divide(a: _dndarray.DNDarray, leaf: int, procs_to_merge: int):
-    n = a.shape[0]
-    if n <= leaf:
-        return _leaf(a)
-    diag = np.asarray(_manipulation.diagonal(a).numpy())
-    sigma = float(np.median(diag))
-    eye = _factories.eye(n, dtype=a.dtype, split=0, comm=a.comm)
-    shifted = _rows(a) - eye * sigma
-    sign = polar(shifted, calc_h=False, procs_to_merge=procs_to_merge)
-    sign = (sign + _swap_last(sign)) * 0.5
-    p = ((sign + eye) * 0.5).persist()
-    k = round(_scalar(_manipulation.diagonal(p).sum()))
-    if k in (0, n):  # sigma separates nothing: every eigenvalue sits at sigma
-        return _leaf(a)
-    v1 = _basis(p, k, procs_to_merge)
-    v2 = _basis((eye - p).persist(), n - k, procs_to_merge)
-    halves = []
-    for v in (v1, v2):
-        sub = matmul(_swap_last(v), matmul(a, v))
-        sub = ((sub + _swap_last(sub)) * 0.5).persist()
-        values, w = _divide(sub, leaf, procs_to_merge)
-        halves.append((values, matmul(v, w)))
-    values = _manipulation.concatenate([halves[0][0], halves[1][0]], axis=0)
-    vectors = _manipulation.concatenate([_rows(halves[0][1]), _rows(halves[1][1])], axis=1)
-    return values, vectors
 
 
 def _check_symmetric(a: _dndarray.DNDarray) -> None:
