@@ -109,7 +109,7 @@ if __name__ == "__main__":
         measure(client, "moments", moments)
     if "fft" in cases:
         y = _split0(comm, 65536, 256)
-        measure(client, "fft", lambda: dndask.fft.fft(y, axis=0).persist_(wait=True))
+        measure(client, "fft", lambda: dndask.fft.fft(y, axis=0).persist_(wait=True), repeats=4)
     if "rsvd" in cases:
         z = _split0(comm, 16777, 1000)
 

@@ -18,7 +18,10 @@ Per subproblem of order ``n`` (``sigma`` the median of the diagonal):
 ``V = [V1 V2]`` from the QR of ``[P G1 | (I - P) G2]`` (``P = (U + I) / 2``, ``G``
 Gaussian), once refined; ``V^T A V`` is block diagonal up to rounding and its two
 diagonal blocks are the subproblems, factored by LAPACK in one task once they have
-at most ``leaf`` rows.
+at most ``leaf`` rows or once their share of the ranks is one. The shares are Heat's:
+a subproblem of order ``k`` out of ``n`` gets ``round(k / n * share)`` of its parent's
+share (at least one, leaving one to its sibling), so the recursion is as deep as
+Heat's; here every subproblem still runs on all ranks.
 """
 
 from __future__ import annotations
@@ -234,6 +237,7 @@ class _Node:
     rows: list  # per rank: the key of its row block (None for no rows)
     counts: list[int]
     merge_rank: int
+    share: int  # ranks Heat would give it: in proportion to its order, at least one
     kind: str = "divide"  # "divide" or "leaf"
     u: dict = field(default_factory=dict)  # rank -> the key of its state after the last step
     k_key: tuple | None = None
@@ -397,11 +401,12 @@ def _divide(b: _Builder, node: _Node, leaf: int, seed: int, next_rank) -> list[_
     ]
     halves = b.task(m, _halves, List(*map(TaskRef, parts)), k, label="halves")
     pending = []
-    for j, size in enumerate((k, n - k)):
+    first = max(1, min(node.share - 1, round(k / n * node.share)))
+    for j, (size, share) in enumerate(((k, first), (n - k, node.share - first))):
         block = b.piece(m, halves, j, "half")
-        child = _Node(size, [], _counts(size, b.size), next(next_rank) % b.size)
+        child = _Node(size, [], _counts(size, b.size), next(next_rank) % b.size, share)
         node.children.append(child)
-        if size <= leaf:
+        if size <= leaf or share <= 1:
             _leaf(b, child, TaskRef(block))
             continue
         edges = _layout.displacements(child.counts)
@@ -466,7 +471,7 @@ def eigh_rows(a: _dndarray.DNDarray, leaf: int, seed: int = 0):
             rows.append(b.task(r, _rows_of, TaskRef(chunk), True, label="rowsof"))
         else:
             rows.append(chunk)
-    root = _Node(n, rows, counts, 0)
+    root = _Node(n, rows, counts, 0, comm.size)
     next_rank = itertools.count(1)
     done: list[_Node] = []
     pending = []

@@ -12,8 +12,9 @@ sign of ``A - sigma I`` (``sigma`` the median of the diagonal) is the polar fact
 of that symmetric matrix; ``P = (sign + I) / 2`` projects on the eigenvectors with
 eigenvalues above ``sigma``. An orthogonal ``V = [V1 V2]`` with ``V1`` spanning its
 range splits the problem into ``V1^T A V1`` and ``V2^T A V2``, solved the same way
-until a subproblem has at most ``max(n / ranks, 64)`` rows: that leaf is factored by
-LAPACK in one task, on one rank. The recursion is built as per-rank task graphs
+until a subproblem has at most ``max(n / ranks, 64)`` rows, or its share of the ranks
+(Heat's: in proportion to its order) is one: that leaf is factored by LAPACK in one
+task, on one rank. The recursion is built as per-rank task graphs
 (:mod:`._sdc`): a whole polar decomposition is one graph, and the driver waits once
 per level of the recursion.
 """
@@ -29,7 +30,7 @@ from .. import _dndarray, _factories, _manipulation, _random
 from ._products import matmul
 from ._randomized import check_real_matrix
 from ._sdc import eigh_rows, qdwh_weights
-from ._tsqr import _per_block, _swap_last, qr
+from ._tsqr import _check_procs_to_merge, _per_block, _swap_last, qr
 
 
 def _scalar(x: _dndarray.DNDarray) -> float:
@@ -151,9 +152,10 @@ def eigh(a, procs_to_merge: int = 0):
     """The eigendecomposition ``a = V @ diag(L) @ V^T`` of a symmetric matrix (descending ``L``).
 
     Spectral divide and conquer on the polar decomposition (see the module): every
-    step is distributed products and TSQRs; subproblems of at most
-    ``max(n / ranks, 64)`` rows are factored by LAPACK in one task each. An
-    unsplit matrix, or one on one rank, is factored where it lives.
+    step is a few tasks per rank and one merge task; subproblems of at most
+    ``max(n / ranks, 64)`` rows, or with a share of one rank (Heat's rule), are
+    factored by LAPACK in one task each. An unsplit matrix, or one on one rank, is
+    factored where it lives.
 
     Parameters
     ----------
@@ -161,7 +163,8 @@ def eigh(a, procs_to_merge: int = 0):
         A symmetric ``n x n`` float32 or float64 matrix; symmetry is checked with two
         random probes (ValueError).
     procs_to_merge : int
-        The TSQR's merge width (see :func:`qr`).
+        Accepted as :func:`qr`'s; the recursion's merges take every rank's rows at once
+        (a merge width would add a step to each of them).
 
     Returns
     -------
@@ -180,6 +183,7 @@ def eigh(a, procs_to_merge: int = 0):
     n = a.shape[0]
     if a.shape[1] != n:
         raise ValueError(f"`a` of `eigh` must be square (and symmetric), got shape {a.shape}")
+    _check_procs_to_merge(procs_to_merge)
     if a.split is None or a.comm.size == 1:
         _check_symmetric(a)
         values, vectors = _per_block(a, _local_eigh, [((n,), a.dtype), ((n, n), a.dtype)], "eigh")
