@@ -1,7 +1,10 @@
-"""Where the time of three algorithm cases goes (issues 27/28): moments, fft, rsvd.
+"""Where the time of the algorithm cases goes (issues 27/28): moments, fft, rsvd, eigh, polar.
 
-``python -m bench.diagnose_algorithms [moments|fft|rsvd ...]`` on 4 workers: wall time,
-tasks, per-task durations by prefix from the task stream, bytes moved between workers.
+``python -m bench.diagnose_algorithms [moments|fft|rsvd|eigh|polar ...]`` on 4 workers: wall
+time, tasks, per-task durations by prefix from the task stream, bytes moved between workers,
+and the driver's round trips: graphs submitted (``Client.get``) and blocking fetches
+(``Client.gather``, each a wait for results in the driver). ``eigh`` and ``polar`` take
+the matrix order as ``eigh:256`` (default 1000).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections import defaultdict
 import dask
 import distributed
 import numpy as np
+from dask.utils import key_split
 
 import dndask as ht
 import dndask.fft
@@ -37,9 +41,34 @@ def _received(client):
     return sum(client.run(_log_total).values())
 
 
-def measure(client, name, fn, repeats=2):
+class RoundTrips:
+    """Counts the client's graph submissions and blocking fetches (wrapping its methods)."""
+
+    def __init__(self, client):
+        self.submits = self.gathers = 0
+        get, gather = client.get, client.gather
+
+        def counted_get(*args, **kwargs):
+            self.submits += 1
+            return get(*args, **kwargs)
+
+        def counted_gather(*args, **kwargs):
+            self.gathers += 1
+            return gather(*args, **kwargs)
+
+        client.get, client.gather = counted_get, counted_gather
+
+    def take(self) -> tuple[int, int]:
+        out = (self.submits, self.gathers)
+        self.submits = self.gathers = 0
+        return out
+
+
+def measure(client, name, fn, repeats=2, trips=None):
     fn()  # warm-up
     for _ in range(repeats):
+        if trips is not None:
+            trips.take()
         before = _received(client)
         client.get_task_stream(start=time.time())
         t0 = time.time()
@@ -51,10 +80,12 @@ def measure(client, name, fn, repeats=2):
         for rec in ts.data:
             for ss in rec["startstops"]:
                 if ss["action"] == "compute":
-                    key = rec["key"][0] if isinstance(rec["key"], tuple) else rec["key"]
-                    by_prefix[key].append(ss["stop"] - ss["start"])
+                    by_prefix[key_split(rec["key"])].append(ss["stop"] - ss["start"])
         print(f"== {name}: wall {wall:.3f} s, {len(ts.data)} tasks, {moved:.1f} MiB moved")
-        for prefix, d in sorted(by_prefix.items(), key=lambda kv: -sum(kv[1])):
+        if trips is not None:
+            submits, gathers = trips.take()
+            print(f"   {submits} graphs submitted, {gathers} blocking fetches")
+        for prefix, d in sorted(by_prefix.items(), key=lambda kv: -sum(kv[1]))[:12]:
             print(f"   {sum(d):7.3f} s  n={len(d):3d}  max {max(d):.3f}  {prefix[:70]}")
 
 
@@ -78,7 +109,7 @@ if __name__ == "__main__":
         measure(client, "moments", moments)
     if "fft" in cases:
         y = _split0(comm, 65536, 256)
-        measure(client, "fft", lambda: dndask.fft.fft(y, axis=0).persist_(wait=True))
+        measure(client, "fft", lambda: dndask.fft.fft(y, axis=0).persist_(wait=True), repeats=4)
     if "rsvd" in cases:
         z = _split0(comm, 16777, 1000)
 
@@ -87,3 +118,21 @@ if __name__ == "__main__":
             return distributed.wait(dask.persist(*(a.to_dask() for a in out)))
 
         measure(client, "rsvd", rsvd, repeats=3)
+    trips = RoundTrips(client)
+    for case in cases:
+        kind, _, size = case.partition(":")
+        if kind not in ("eigh", "polar"):
+            continue
+        n = int(size or 1000)
+        a = _split0(comm, n, n)
+        if kind == "eigh":
+            a = (a + a.T).resplit_(0).persist_(wait=True)
+            fn = ht.linalg.eigh
+        else:
+            fn = ht.linalg.polar
+
+        def run(fn=fn, a=a):
+            out = fn(a)
+            return distributed.wait(dask.persist(*(x.to_dask() for x in out)))
+
+        measure(client, f"{kind} {n} x {n}", run, trips=trips)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 import torch
-from conftest import RANK_COUNTS
+from conftest import RANK_COUNTS, skewed
 
 import dndask as ht
 import dndask.heat as hf
@@ -298,6 +298,30 @@ def test_eigh_residuals(comm_of, n, split, dtype):
     assert orthonormal_error(V) < t
     assert np.linalg.norm(V @ np.diag(L) @ V.T - a_np) / np.linalg.norm(a_np) < t
     np.testing.assert_allclose(L, np.linalg.eigvalsh(a_np.astype(np.float64))[::-1], atol=t * 20)
+
+
+@pytest.mark.parametrize(("n", "split", "dtype"), [(4, 0, np.float32), (3, 1, np.float64)])
+def test_eigh_empty_ranks_and_deeper_recursion(comm_of, n, split, dtype):
+    """Rank 0 without rows, and 200 rows on 64-row leaves: subproblems divided again."""
+    comm = comm_of(n)
+    g = RNG.standard_normal((200, 200))
+    a_np = (g + g.T).astype(dtype)
+    a = skewed(ht.array(a_np, split=split, comm=comm))
+    values, vectors = ht.linalg.eigh(a)
+    L, V = values.numpy(), vectors.numpy()
+    assert vectors.split == split and values.split == 0 and V.dtype == dtype
+    t = 50 * tol(dtype)
+    assert orthonormal_error(V) < t
+    assert np.linalg.norm(V @ np.diag(L) @ V.T - a_np) / np.linalg.norm(a_np) < t
+    np.testing.assert_allclose(L, np.linalg.eigvalsh(a_np.astype(np.float64))[::-1], atol=t * 40)
+
+
+def test_eigh_of_a_multiple_of_the_identity(comm_of):
+    """Every eigenvalue at the shift: nothing to divide, factored whole."""
+    comm = comm_of(2)
+    values, vectors = ht.linalg.eigh(ht.array(3 * np.eye(100), split=0, comm=comm))
+    np.testing.assert_allclose(values.numpy(), np.full(100, 3.0))
+    assert orthonormal_error(vectors.numpy()) < 1e-12
 
 
 def test_polar_and_eigh_bad_inputs(comm_of):

@@ -10,12 +10,13 @@ number of steps (at most 6 in double precision) is known before any data moves.
 :func:`eigh`: spectral divide and conquer (Nakatsukasa and Higham 2013). The
 sign of ``A - sigma I`` (``sigma`` the median of the diagonal) is the polar factor
 of that symmetric matrix; ``P = (sign + I) / 2`` projects on the eigenvectors with
-eigenvalues above ``sigma``. Orthonormal bases ``V1`` of its range and ``V2`` of its
-complement (a TSQR of ``P`` times a Gaussian block, once refined) split the
-problem into ``V1^T A V1`` and ``V2^T A V2``, solved the same way until a
-subproblem has at most ``max(n / ranks, 64)`` rows: that leaf is factored by
-LAPACK in one task, on one rank. Every product and QR of the recursion is a
-distributed one.
+eigenvalues above ``sigma``. An orthogonal ``V = [V1 V2]`` with ``V1`` spanning its
+range splits the problem into ``V1^T A V1`` and ``V2^T A V2``, solved the same way
+until a subproblem has at most ``max(n / ranks, 64)`` rows, or its share of the ranks
+(Heat's: in proportion to its order) is one: that leaf is factored by LAPACK in one
+task, on one rank. The recursion is built as per-rank task graphs
+(:mod:`._sdc`): a whole polar decomposition is one graph, and the driver waits once
+per level of the recursion.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ import numpy as np
 from .. import _dndarray, _factories, _manipulation, _random
 from ._products import matmul
 from ._randomized import check_real_matrix
-from ._tsqr import _per_block, _swap_last, qr
+from ._sdc import eigh_rows, qdwh_weights
+from ._tsqr import _check_procs_to_merge, _per_block, _swap_last, qr
 
 
 def _scalar(x: _dndarray.DNDarray) -> float:
@@ -37,24 +39,6 @@ def _scalar(x: _dndarray.DNDarray) -> float:
 
 def _frobenius(x: _dndarray.DNDarray) -> _dndarray.DNDarray:
     return ((x * x).sum()) ** 0.5
-
-
-def qdwh_weights(l0: float, eps: float) -> list[tuple[float, float, float]]:
-    """The weights ``(a, b, c)`` of every QDWH step from the lower bound ``l0``.
-
-    >>> len(qdwh_weights(1e-16, 2.2e-16))
-    6
-    """
-    weights, lower = [], l0
-    while abs(1 - lower) > 10 * eps and len(weights) < 20:
-        dd = (4 * (1 - lower**2) / lower**4) ** (1 / 3)
-        sqd = math.sqrt(1 + dd)
-        a = sqd + 0.5 * math.sqrt(8 - 4 * dd + 8 * (2 - lower**2) / (lower**2 * sqd))
-        b = (a - 1) ** 2 / 4
-        c = a + b - 1
-        weights.append((a, b, c))
-        lower = min(1.0, lower * (a + b * lower**2) / (1 + c * lower**2))
-    return weights
 
 
 def _local_polar(block, calc_h: bool):
@@ -142,51 +126,6 @@ def _local_eigh(block):
     return values[::-1].copy(), vectors[:, ::-1].copy()
 
 
-def _leaf(a: _dndarray.DNDarray):
-    """Eigenpairs of a small symmetric ``a`` in one task (descending)."""
-    n = a.shape[0]
-    small = a.resplit(None) if a.split is not None else a
-    return _per_block(small, _local_eigh, [((n,), a.dtype), ((n, n), a.dtype)], "eigh-leaf")
-
-
-def _basis(p: _dndarray.DNDarray, k: int, procs_to_merge: int) -> _dndarray.DNDarray:
-    """An orthonormal basis (``n x k``, split 0) of the range of the projector ``p``."""
-    g = _random.randn(p.shape[0], k, dtype=p.dtype, split=None, comm=p.comm)
-    q = qr(_rows(matmul(p, g)), procs_to_merge=procs_to_merge).Q
-    return qr(_rows(matmul(p, q)), procs_to_merge=procs_to_merge).Q
-
-
-def _rows(x):
-    return x if x.split == 0 else x.resplit(0)
-
-
-def _divide(a: _dndarray.DNDarray, leaf: int, procs_to_merge: int):
-    n = a.shape[0]
-    if n <= leaf:
-        return _leaf(a)
-    diag = np.asarray(_manipulation.diagonal(a).numpy())
-    sigma = float(np.median(diag))
-    eye = _factories.eye(n, dtype=a.dtype, split=0, comm=a.comm)
-    shifted = _rows(a) - eye * sigma
-    sign = polar(shifted, calc_h=False, procs_to_merge=procs_to_merge)
-    sign = (sign + _swap_last(sign)) * 0.5
-    p = ((sign + eye) * 0.5).persist()
-    k = round(_scalar(_manipulation.diagonal(p).sum()))
-    if k in (0, n):  # sigma separates nothing: every eigenvalue sits at sigma
-        return _leaf(a)
-    v1 = _basis(p, k, procs_to_merge)
-    v2 = _basis((eye - p).persist(), n - k, procs_to_merge)
-    halves = []
-    for v in (v1, v2):
-        sub = matmul(_swap_last(v), matmul(a, v))
-        sub = ((sub + _swap_last(sub)) * 0.5).persist()
-        values, w = _divide(sub, leaf, procs_to_merge)
-        halves.append((values, matmul(v, w)))
-    values = _manipulation.concatenate([halves[0][0], halves[1][0]], axis=0)
-    vectors = _manipulation.concatenate([_rows(halves[0][1]), _rows(halves[1][1])], axis=1)
-    return values, vectors
-
-
 def _check_symmetric(a: _dndarray.DNDarray) -> None:
     """ValueError unless ``a`` is symmetric, probed with two Gaussian vectors.
 
@@ -213,9 +152,10 @@ def eigh(a, procs_to_merge: int = 0):
     """The eigendecomposition ``a = V @ diag(L) @ V^T`` of a symmetric matrix (descending ``L``).
 
     Spectral divide and conquer on the polar decomposition (see the module): every
-    step is distributed products and TSQRs; subproblems of at most
-    ``max(n / ranks, 64)`` rows are factored by LAPACK in one task each. An
-    unsplit matrix, or one on one rank, is factored where it lives.
+    step is a few tasks per rank and one merge task; subproblems of at most
+    ``max(n / ranks, 64)`` rows, or with a share of one rank (Heat's rule), are
+    factored by LAPACK in one task each. An unsplit matrix, or one on one rank, is
+    factored where it lives.
 
     Parameters
     ----------
@@ -223,7 +163,8 @@ def eigh(a, procs_to_merge: int = 0):
         A symmetric ``n x n`` float32 or float64 matrix; symmetry is checked with two
         random probes (ValueError).
     procs_to_merge : int
-        The TSQR's merge width (see :func:`qr`).
+        Accepted as :func:`qr`'s; the recursion's merges take every rank's rows at once
+        (a merge width would add a step to each of them).
 
     Returns
     -------
@@ -242,12 +183,13 @@ def eigh(a, procs_to_merge: int = 0):
     n = a.shape[0]
     if a.shape[1] != n:
         raise ValueError(f"`a` of `eigh` must be square (and symmetric), got shape {a.shape}")
-    _check_symmetric(a)
+    _check_procs_to_merge(procs_to_merge)
     if a.split is None or a.comm.size == 1:
+        _check_symmetric(a)
         values, vectors = _per_block(a, _local_eigh, [((n,), a.dtype), ((n, n), a.dtype)], "eigh")
     else:
         leaf = max(math.ceil(n / a.comm.size), 64)
-        values, vectors = _divide(_rows(a), leaf, procs_to_merge)
+        values, vectors = eigh_rows(a.persist(), leaf)
     if values.split != 0:
         values = values.resplit(0)
     if vectors.split != a.split:
