@@ -166,7 +166,7 @@ CATALOGUE: dict[str, Bad] = {
     "resplit-method": Bad(
         lambda e: e.a.resplit_(1, method="mpi"),
         ValueError,
-        r"`method` must be None, 'shm', 'tasks' or 'p2p', got 'mpi'",
+        r"`method` 'mpi' needs a cluster started by dndask's mpirun launcher",
     ),
     "balance-copy-not-bool": Bad(
         lambda e: e.u.balance(copy="yes"), TypeError, r"`copy` must be a bool, got str", ("u",)
