@@ -38,12 +38,22 @@ def redistributed(a: ht.DNDarray, counts, method: str) -> ht.DNDarray:
     return a.redistribute(target_map=target, method=method)
 
 
-def segments_gone(tag: str, timeout: float = 20.0) -> list[str]:
-    """The segments of ``tag`` still there once the janitor had ``timeout`` s to sweep."""
+def segments_gone(tag: str, *arrays: ht.DNDarray, timeout: float = 20.0) -> list[str]:
+    """The segments of the relayouts in ``arrays``' graphs still there after ``timeout`` s.
+
+    Only these relayouts' files are looked at: other tests of this process share ``tag``
+    (the client's), and the session's own check (conftest) sees whatever is left at the end.
+    """
+    tokens = {key[0].rsplit("-", 1)[1] for x in arrays for key in post_keys(x)}
+    assert tokens, "no shared-memory relayout in these arrays' graphs"
+
+    def left() -> list[str]:
+        return sorted(p for token in tokens for p in _transport.segments(tag, token))
+
     deadline = time.monotonic() + timeout
-    while _transport.segments(tag) and time.monotonic() < deadline:
+    while left() and time.monotonic() < deadline:
         time.sleep(0.05)
-    return _transport.segments(tag)
+    return left()
 
 
 def post_keys(x: ht.DNDarray) -> list:
@@ -181,7 +191,7 @@ def test_interleaved_chained_and_busy_relayouts_finish(client, comm_of):
     got = values_of([slow, y, chain, mixed])
     for value, expected in zip(got, [g, g * 2, g, g + 4 * g], strict=True):
         np.testing.assert_array_equal(value, expected)
-    assert segments_gone(_transport.cluster_tag(client)) == []
+    assert segments_gone(_transport.cluster_tag(client), slow, y, chain, mixed) == []
 
 
 # ----------------------------------------------------------------- the choice
@@ -260,7 +270,7 @@ def test_no_segment_is_left_after_relayouts(client, comm_of):
     np.testing.assert_array_equal(c.numpy(), g)
     part = b.resplit(0, method="shm")[3]  # culled: only some collects run
     np.testing.assert_array_equal(part.numpy(), g[3])
-    assert segments_gone(tag) == []
+    assert segments_gone(tag, c, part) == []
 
 
 class _SlowToSlice(np.ndarray):
@@ -292,7 +302,7 @@ def test_a_post_cancelled_while_it_runs_leaves_no_segment(client, comm_of):
     time.sleep(0.2)  # the running posts are slicing their first piece
     client.cancel(distributed.futures_of(started.to_dask()))  # they still run to their end
     wait_until(lambda: not any(client.run(posts_on_workers).values()), 60, "the posts to end")
-    assert segments_gone(tag) == []
+    assert segments_gone(tag, b) == []
 
 
 def test_a_relayout_cancelled_before_its_barrier_leaves_no_segment(client, comm_of):
@@ -313,7 +323,7 @@ def test_a_relayout_cancelled_before_its_barrier_leaves_no_segment(client, comm_
     wait_until(lambda: len(_transport.segments(tag, token)) == 4, 60, "ranks 0 and 1's posts")
     del started  # the client releases the compute, as a dropped result does: no barrier
     gc.collect()
-    assert segments_gone(tag) == []
+    assert segments_gone(tag, b) == []
 
 
 def test_a_failed_relayout_leaves_no_segment(client, comm_of):
@@ -329,6 +339,7 @@ def test_a_failed_relayout_leaves_no_segment(client, comm_of):
 
     x = a.to_dask().map_blocks(fail_on_rank_2, dtype=a.dtype)
     bad = _dndarray.from_dask(x, 0, comm, parents=(a,))
+    failing = bad.resplit(1, method="shm")
     with pytest.raises(RuntimeError, match="rank 2 failed"):
-        bad.resplit(1, method="shm").numpy()
-    assert segments_gone(tag) == []
+        failing.numpy()
+    assert segments_gone(tag, failing) == []
