@@ -483,6 +483,17 @@ def slow_blocks(x: da.Array, marks: Path, delay: float) -> da.Array:
     return x.map_blocks(hold, dtype=x.dtype, meta=x._meta)
 
 
+def slow_on_rank(x: da.Array, rank: int, delay: float) -> da.Array:
+    """``x`` (split along axis 0) with rank ``rank``'s block held back ``delay`` s."""
+
+    def hold(block, block_info=None):
+        if block_info[0]["chunk-location"][0] == rank:
+            time.sleep(delay)
+        return block
+
+    return x.map_blocks(hold, dtype=x.dtype)
+
+
 def kill_when_busy(spare: Spare, address: str, marks: Path) -> threading.Thread:
     """A thread that kills ``address``'s worker process as soon as a slow block runs on it."""
     pid = spare.pid(address)

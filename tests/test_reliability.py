@@ -22,7 +22,15 @@ import distributed
 import numpy as np
 import pytest
 import torch
-from conftest import N_SPARE, assert_layout, kill_when_busy, slow_blocks, wait_until, worker_names
+from conftest import (
+    N_SPARE,
+    assert_layout,
+    kill_when_busy,
+    slow_blocks,
+    slow_on_rank,
+    wait_until,
+    worker_names,
+)
 
 import dndask as ht
 from dndask import _dndarray, _recovery, _transport
@@ -335,13 +343,7 @@ def test_kill_in_the_middle_of_an_shm_relayout(lost):
     tag = _transport.cluster_tag(lost.client)
     g = np.arange(9 * 6, dtype=np.float64).reshape(9, 6)
     a = ht.arange(54, dtype=ht.float64, split=0, comm=comm).reshape(9, 6) * 1
-
-    def rank_2_slow(block, block_info=None):
-        if block_info[0]["chunk-location"][0] == 2:
-            time.sleep(3.0)
-        return block
-
-    x = a.to_dask().map_blocks(rank_2_slow, dtype=a.dtype)
+    x = slow_on_rank(a.to_dask(), 2, 3.0)
     a = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit_(1, method="shm")
     assert any(_transport.is_control(k) for k in dict(a.to_dask().dask))
     victim = comm.workers[1]

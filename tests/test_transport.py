@@ -11,7 +11,7 @@ import distributed
 import numpy as np
 import pytest
 import torch
-from conftest import LayoutBatch, layouts, splits_of, values_of, wait_until
+from conftest import LayoutBatch, layouts, slow_on_rank, splits_of, values_of, wait_until
 
 import dndask as ht
 from dndask import _distribution, _dndarray, _layout, _transport
@@ -177,13 +177,7 @@ def test_interleaved_chained_and_busy_relayouts_finish(client, comm_of):
     g = global_data((12, 8))
     a = ht.array(g, split=0, comm=comm)
     b = ht.array(g * 2, split=1, comm=comm)
-
-    def busy_rank_1(block, block_info=None):
-        if block_info[0]["chunk-location"][0] == 1:
-            time.sleep(1.0)
-        return block
-
-    x = a.to_dask().map_blocks(busy_rank_1, dtype=a.dtype)
+    x = slow_on_rank(a.to_dask(), 1, 1.0)
     slow = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit(1, method="shm")
     y = b.resplit(0, method="shm")  # interleaved with slow's
     chain = slow.resplit(None, method="shm").resplit(0, method="shm").resplit(1, method="shm")
@@ -310,13 +304,7 @@ def test_a_relayout_cancelled_before_its_barrier_leaves_no_segment(client, comm_
     tag = _transport.cluster_tag(client)
     comm = comm_of(3)
     a = ht.array(global_data((6, 6)), split=0, comm=comm).persist_(wait=True)
-
-    def rank_2_slow(block, block_info=None):
-        if block_info[0]["chunk-location"][0] == 2:
-            time.sleep(2.0)
-        return block
-
-    x = a.to_dask().map_blocks(rank_2_slow, dtype=a.dtype)
+    x = slow_on_rank(a.to_dask(), 2, 2.0)
     b = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit(1, method="shm")
     token = post_keys(b)[0][0].rsplit("-", 1)[1]
     started = b.persist()  # not waited for
