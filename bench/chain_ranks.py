@@ -1,13 +1,20 @@
-"""The 10-op elementwise chain + sum at several rank counts, dndask against dask.array.
+"""The 10-op elementwise chain + sum and ``resplit_`` 0 -> 1 at several rank counts,
+dndask against dask.array.
 
 On small arrays the scheduler, not compute, is measured: ``P`` workers (one thread each)
-of an embedded cluster, a ``(64 P) x 256`` float32 matrix split in ``P`` row blocks,
-persisted first. For each ``P``: the best of ``repeats`` seconds of ``float(chain(x))``
-on each side and the tasks each side submits (the persisted input's chunks excluded).
-The dask side is a plain dask array of the same chunks, persisted by dask, so Dask's
-own optimization (fusion included) applies to it.
+of an embedded cluster.
 
-Run: ``python -m bench.chain_ranks --ranks 4,16``.
+- **chain**: a ``(64 P) x 256`` float32 matrix split in ``P`` row blocks, persisted first.
+  For each ``P``: the best of ``repeats`` seconds of ``float(chain(x))`` on each side and
+  the tasks each side submits (the persisted input's chunks excluded). The dask side is a
+  plain dask array of the same chunks, persisted by dask, so Dask's own optimization
+  (fusion included) applies to it.
+- **resplit**: a ``(64 P) x (64 P)`` float32 matrix split in ``P`` row blocks, persisted
+  afresh before every repeat (outside the timing); timed is ``resplit_(1)`` and the
+  persist of its result, against ``rechunk`` to ``P`` column blocks and its persist
+  (Dask's default rechunk method). Tasks are those of the relayout, the input excluded.
+
+Run: ``python -m bench.chain_ranks --ranks 4,16,48``.
 """
 
 from __future__ import annotations
@@ -67,20 +74,89 @@ def point(ranks: int, repeats: int, cols: int = 256) -> dict:
         ht.shutdown()
 
 
+def best_of_fresh(prepare, step, repeats: int) -> float:
+    """The best seconds of ``step(prepare())`` over ``repeats`` (after one warm-up),
+    ``prepare`` untimed."""
+    step(prepare())
+    best = float("inf")
+    for _ in range(repeats):
+        state = prepare()
+        t0 = time.perf_counter()
+        step(state)
+        best = min(best, time.perf_counter() - t0)
+        del state
+    return best
+
+
+def resplit_point(ranks: int, repeats: int) -> dict:
+    """Seconds and tasks of ``resplit_`` 0 -> 1 at ``ranks`` workers, both sides."""
+    client = ht.init(ranks)
+    try:
+        n = 64 * ranks
+        rng = da.random.default_rng(0)
+
+        def dnd_input():
+            return ht.random.randn(n, n, dtype=ht.float32, split=0).persist_(wait=True)
+
+        def dnd_step(x):
+            x.resplit_(1)
+            x.persist_(wait=True)
+
+        def dask_input():
+            xd = client.persist(
+                rng.standard_normal((n, n), dtype=np.float32, chunks=(n // ranks, n))
+            )
+            distributed.wait(xd)
+            return xd
+
+        def dask_step(xd):
+            distributed.wait(client.persist(xd.rechunk((n, n // ranks))))
+
+        x = dnd_input()
+        held = set(x._chunk_keys())
+        x.resplit_(1)
+        graph, _ = _compute._graph_of(x.to_dask())
+        dnd_tasks = sum(1 for key in dict(graph) if key not in held)
+        xd = dask_input()
+        inputs = set(dict(xd.__dask_graph__()))
+        (opt,) = dask.optimize(xd.rechunk((n, n // ranks)))
+        dask_tasks = sum(1 for key in dict(opt.__dask_graph__()) if key not in inputs)
+        del x, xd
+        dnd = best_of_fresh(dnd_input, dnd_step, repeats)
+        dsk = best_of_fresh(dask_input, dask_step, repeats)
+        return {
+            "ranks": ranks,
+            "dndask_s": dnd,
+            "dask_s": dsk,
+            "ratio": dnd / dsk,
+            "dndask_tasks": dnd_tasks,
+            "dask_tasks": dask_tasks,
+        }
+    finally:
+        ht.shutdown()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ranks", default="4,16")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--cases", default="chain,resplit", help="comma-separated: chain, resplit")
     args = parser.parse_args(argv)
-    print("| P | dndask ms | dask ms | dndask/dask | dndask tasks | dask tasks |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for ranks in (int(r) for r in args.ranks.split(",")):
-        p = point(ranks, args.repeats)
-        print(
-            f"| {p['ranks']} | {p['dndask_s'] * 1e3:.0f} | {p['dask_s'] * 1e3:.0f} "
-            f"| {p['ratio']:.2f} | {p['dndask_tasks']} | {p['dask_tasks']} |",
-            flush=True,
-        )
+    points = {"chain": point, "resplit": resplit_point}
+    cases = args.cases.split(",")
+    unknown = sorted(set(cases) - set(points))
+    if unknown:
+        parser.error(f"unknown case {unknown[0]!r}; choose from {', '.join(sorted(points))}")
+    print("| case | P | dndask ms | dask ms | dndask/dask | dndask tasks | dask tasks |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for case in cases:
+        for ranks in (int(r) for r in args.ranks.split(",")):
+            p = points[case](ranks, args.repeats)
+            print(
+                f"| {case} | {p['ranks']} | {p['dndask_s'] * 1e3:.0f} | {p['dask_s'] * 1e3:.0f} "
+                f"| {p['ratio']:.2f} | {p['dndask_tasks']} | {p['dask_tasks']} |",
+                flush=True,
+            )
     return 0
 
 

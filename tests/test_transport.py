@@ -182,9 +182,18 @@ def test_interleaved_chained_and_busy_relayouts_finish(client, comm_of):
     y = b.resplit(0, method="shm")  # interleaved with slow's
     chain = slow.resplit(None, method="shm").resplit(0, method="shm").resplit(1, method="shm")
     mixed = (slow + b).resplit(0, method="shm") + y
-    got = values_of([slow, y, chain, mixed])
+    with distributed.get_task_stream(client) as stream:
+        got = values_of([slow, y, chain, mixed])
     for value, expected in zip(got, [g, g * 2, g, g + 4 * g], strict=True):
         np.testing.assert_array_equal(value, expected)
+    # rank 1 busy moves no post and no collect (an output chunk) to another rank's worker
+    ran = {str(t["key"]): t["worker"] for t in stream.data}
+    pinned = {str(k): comm.workers[k[1]] for x in (slow, y, chain, mixed) for k in post_keys(x)}
+    for x in (slow, y, chain, mixed):
+        pinned.update({str(k): comm.workers[r] for r, k in enumerate(x._chunk_keys())})
+    # 20 posts of 6 relayouts (only ranks that send post: 3 into None, 1 out of it), 16 chunks
+    assert len(pinned) == 20 + 16
+    assert {k: ran.get(k) for k in pinned} == pinned
     assert segments_gone(_transport.cluster_tag(client), slow, y, chain, mixed) == []
 
 
