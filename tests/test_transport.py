@@ -277,10 +277,10 @@ def test_no_segment_is_left_after_relayouts(client, comm_of):
 
 
 class _SlowToSlice(np.ndarray):
-    """A chunk whose every slice takes 0.5 s: its post is still running when the compute goes."""
+    """A chunk whose every slice takes 1 s: its post is still running when the compute goes."""
 
     def __getitem__(self, index):
-        time.sleep(0.5)
+        time.sleep(1.0)
         return np.asarray(self)[index]
 
 
@@ -304,6 +304,12 @@ def test_a_post_cancelled_while_it_runs_leaves_no_segment(client, comm_of):
     wait_until(a_post_running, 60, "a post to run")
     time.sleep(0.2)  # the running posts are slicing their first piece
     client.cancel(distributed.futures_of(started.to_dask()))  # they still run to their end
+    # the case under test: a post cancelled while it runs (it has 1.8 s left to slice)
+    wait_until(
+        lambda: any(client.run(posts_on_workers, state="cancelled").values()),
+        10,
+        "a running post to be cancelled",
+    )
     wait_until(lambda: not any(client.run(posts_on_workers).values()), 60, "the posts to end")
     assert segments_gone(tag, b) == []
 
