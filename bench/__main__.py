@@ -248,7 +248,8 @@ def write_outputs(rep: report.Report, out: Path) -> None:
     """``out`` (markdown), the plot next to it, and every sample as JSON (``out`` + ``.json``).
 
     The algorithms group replaces only its own section of ``out`` (its samples go to
-    ``out``'s name + ``-algorithms.json``); the core group keeps that section.
+    ``out``'s name + ``-algorithms.json``); the core group replaces its own sections and
+    keeps every other one (hand-written notes, the algorithms section) where it was.
     """
     old = out.read_text() if out.exists() else ""
     if rep.group == "algorithms":
@@ -259,7 +260,7 @@ def write_outputs(rep: report.Report, out: Path) -> None:
         return
     png = out.parent / PNG_NAME
     drawn = report.plot_resplit(rep.results, png, rep.bandwidth)
-    out.write_text(report.keep_algorithms(report.document(rep, PNG_NAME if drawn else None), old))
+    out.write_text(report.merge_regenerated(report.document(rep, PNG_NAME if drawn else None), old))
     raw = out.with_suffix(".json")
     raw.write_text(json.dumps(report.samples_record(rep), indent=1) + "\n")
     log(f"wrote {out}, {raw.name}" + (f" and {png.name}" if drawn else ""))
