@@ -194,7 +194,9 @@ def scaling_table(points: list[scaling.GraphPoint]) -> str:
         "redistribute_ tasks",
         "per rank",
         "s",
-        "resplit_ tasks",
+        "resplit_ shm/MPI tasks",
+        "s",
+        "resplit_ off one host",
         "s",
         "resplit_ method='tasks'",
         "s",
@@ -208,6 +210,8 @@ def scaling_table(points: list[scaling.GraphPoint]) -> str:
             str(p.redistribute),
             f"{p.redistribute / p.ranks:.2f}",
             fmt_seconds(p.redistribute_s),
+            DASH if p.resplit_shm is None else str(p.resplit_shm),
+            fmt_seconds(p.resplit_shm_s),
             str(p.resplit),
             fmt_seconds(p.resplit_s),
             DASH if p.resplit_tasks is None else str(p.resplit_tasks),
@@ -218,7 +222,7 @@ def scaling_table(points: list[scaling.GraphPoint]) -> str:
         ]
         for p in points
     ]
-    return markdown_table(header, body, "rrrrrrrrrrr")
+    return markdown_table(header, body, "r" * len(header))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -470,9 +474,20 @@ def scaling_verdict(points: list[scaling.GraphPoint]) -> str:
         if not worse
         else "resplit_ builds more tasks than Dask's p2p rechunk at " + ", ".join(worse) + " ranks"
     )
+    shm = [p for p in points if p.resplit_shm is not None]
+    bounded = all(p.resplit_shm <= 2 * p.ranks + 1 for p in shm)
+    exchange = ""
+    if shm:
+        exchange = (
+            " Over shared memory or MPI (the default on one host), resplit_ is "
+            + ("at most" if bounded else "**more than**")
+            + f" 2P + 1 tasks up to {shm[-1].ranks} ranks; building it took "
+            f"{fmt_seconds(shm[-1].resplit_shm_s)} s there, against "
+            f"{fmt_seconds(shm[-1].p2p_s)} s for Dask's p2p graph (its plan holds P² pieces)."
+        )
     return (
         f"redistribute_ is {linear} in ranks ({min(per_rank):.2f}-{max(per_rank):.2f} tasks per "
-        f"rank); {resplit}."
+        f"rank); off one host, {resplit}.{exchange}"
     )
 
 
@@ -603,7 +618,7 @@ def document(report: Report, png: str | None) -> str:
         parts += [
             "## Graph size at scale (built, not run)",
             scaling_table(report.points),
-            scaling_verdict(report.points) + " Above "
+            scaling_verdict(report.points) + " Off one host, above "
             "64 ranks `resplit_` hands over to Dask's p2p rechunk (`DNDASK_P2P_THRESHOLD`), so "
             "the two coincide there; `method='tasks'` is shown up to 256 ranks.",
         ]

@@ -12,6 +12,10 @@ seconds to build it and materialize every task:
   Dask's p2p rechunk above that;
 - ``resplit_`` with ``method="tasks"`` (``P**2`` slices), built only up to
   ``tasks_max`` ranks, since 4096 ranks would mean 16.7 million tasks;
+- ``resplit_`` over shared memory (or MPI: the same graph), the default on one host:
+  a post per sending rank, a barrier, a collect per rank (at most ``2P + 1`` tasks);
+  built from the same plan (the stand-in ranks are on no host), up to ``shm_max`` ranks:
+  its plan holds all ``P**2`` pieces;
 - Dask's own p2p rechunk to the same chunks, the yardstick for ``resplit_``.
 """
 
@@ -46,6 +50,8 @@ class GraphPoint:
     resplit_tasks_s: float | None
     p2p: int
     p2p_s: float
+    resplit_shm: int | None = None
+    resplit_shm_s: float | None = None
 
 
 def added_tasks(result: da.Array, source: da.Array) -> int:
@@ -64,7 +70,7 @@ def timed_graph(build, source: da.Array, repeats: int = 3) -> tuple[int, float]:
 
 
 def graph_point(
-    ranks: int, rows: int = 1 << 20, tasks_max: int = 256, repeats: int = 3
+    ranks: int, rows: int = 1 << 20, tasks_max: int = 256, repeats: int = 3, shm_max: int = 1024
 ) -> GraphPoint:
     """Every graph of the module docstring at ``ranks`` ranks."""
     gc.collect()  # the previous rank count's garbage, not collected inside a timing
@@ -86,15 +92,23 @@ def graph_point(
     if ranks <= tasks_max:
         tasks = timed_graph(lambda: relayout(to_cols, "tasks"), x, repeats)
     p2p = timed_graph(lambda: x.rechunk(dst, method="p2p"), x, repeats)
-    return GraphPoint(ranks, *red, *resplit, *tasks, *p2p)
+
+    def shm_graph():
+        plan = _layout.plan_relayout(x.shape, src, to_cols)
+        return _distribution.build_shm(x, plan, "bench-scaling")[0]
+
+    shm: tuple = (None, None)
+    if ranks <= shm_max:
+        shm = timed_graph(shm_graph, x, repeats if ranks <= tasks_max else 1)
+    return GraphPoint(ranks, *red, *resplit, *tasks, *p2p, *shm)
 
 
 def graph_scaling(
-    ranks=RANKS, rows: int = 1 << 20, tasks_max: int = 256, repeats: int = 3
+    ranks=RANKS, rows: int = 1 << 20, tasks_max: int = 256, repeats: int = 3, shm_max: int = 1024
 ) -> list[GraphPoint]:
     """:func:`graph_point` at every rank count in ``ranks`` (after an untimed warm-up)."""
     graph_point(4, rows, tasks_max, repeats=1)
-    return [graph_point(p, rows, tasks_max, repeats) for p in ranks]
+    return [graph_point(p, rows, tasks_max, repeats, shm_max) for p in ranks]
 
 
 def is_linear(points: list[GraphPoint], slack: float = 1.1) -> bool:

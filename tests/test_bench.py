@@ -228,15 +228,22 @@ def test_document_renders_without_heat_or_scaling(tmp_path):
 
 
 def test_graph_scaling_at_small_rank_counts():
-    points = scaling.graph_scaling(ranks=(4, 8, 16), rows=1 << 12, tasks_max=8, repeats=1)
+    points = scaling.graph_scaling(
+        ranks=(4, 8, 16), rows=1 << 12, tasks_max=8, repeats=1, shm_max=8
+    )
     assert [p.ranks for p in points] == [4, 8, 16]
     assert scaling.is_linear(points, slack=1.5)
     assert all(p.redistribute <= 3 * p.ranks for p in points)
     assert points[0].resplit == points[0].resplit_tasks  # few ranks: one slice per pair
     assert points[2].resplit_tasks is None  # above tasks_max
     assert all(p.p2p > 0 for p in points)
+    assert [p.resplit_shm for p in points] == [
+        2 * 4 + 1,
+        2 * 8 + 1,
+        None,
+    ]  # posts, barrier, collects
     text = report.scaling_table(points) + report.scaling_verdict(points)
-    assert "| 16 |" in text and "linear" in text
+    assert "| 16 |" in text and "linear" in text and "at most 2P + 1 tasks up to 8 ranks" in text
 
 
 # --- the command line and the Heat helpers (no Heat needed) ----------------------------------
