@@ -244,24 +244,55 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(pytest.mark.xdist_group("own-processes" if own else name))
 
 
+# ------------------------------------------------ shared-memory segments left behind
+# Checked in fixture teardowns, which fail the run as an error at the teardown of the last
+# test, also under pytest-xdist (whose controller ignores a worker's session exit status).
+SEGMENT_GRACE = 20.0  # seconds the janitor may take to sweep after the last test's compute
+_first_seen: dict[str, str] = {}  # segment -> the test during which it appeared
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """Note which test each of this process's segments appeared in (to name a leak)."""
+    yield
+    for path in _transport.segments(_transport.process_tag()):
+        _first_seen.setdefault(path, item.nodeid)
+
+
+def _segments_left(tag: str, what: str) -> None:
+    """Fail if segments of ``tag`` are still there ``SEGMENT_GRACE`` s from now."""
+    deadline = time.monotonic() + SEGMENT_GRACE
+    while _transport.segments(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _transport.segments(tag)
+    if left:
+        tests = sorted({_first_seen.get(p, "?") for p in left})
+        raise AssertionError(f"{len(left)} shared-memory segment(s) {what}, from {tests}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_segment_outlives_the_clusters():
+    """None of this process's segments may outlive its clusters (torn down last).
+
+    Segment names start with the tag of the driver process that built the relayout
+    (:func:`dndask._transport.cluster_tag`), so other test processes' are not counted.
+    """
+    yield
+    _segments_left(_transport.process_tag(), "left in /dev/shm after the clusters closed")
+
+
 @pytest.fixture(scope="session")
 def client():
     c = ht.init(N_WORKERS)
     stamp_transfers(c)
     yield c
-    ht.shutdown()
-
-
-def pytest_sessionfinish(session, exitstatus):
-    """Fail the run if this process's clusters left a shared-memory segment in /dev/shm.
-
-    Segment names start with the tag of the driver process that built the relayout
-    (:func:`dndask._transport.cluster_tag`), so other test processes' are not counted.
-    """
-    left = _transport.segments(_transport.process_tag())
-    if left:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        print(f"\ndndask left {len(left)} shared-memory segment(s) in /dev/shm: {left[:5]}")
+    # every relayout of the session's cluster is done: the janitor must have removed its
+    # segments (the shutdown removes whatever is left; a long session would hold them)
+    tag = _transport.cluster_tag(c)
+    try:
+        _segments_left(tag, "held until the shutdown of the shared cluster")
+    finally:
+        ht.shutdown()
 
 
 @pytest.fixture(scope="module")
