@@ -139,7 +139,9 @@ class Engine:
     """This worker rank's MPI side: the communicator, its tags and the progress thread.
 
     The thread answers requests for posted pieces with ``Isend`` and tests every request
-    this process started (sends and abandoned receives) until it completes. It never
+    this process started (sends and abandoned receives) until it completes. Requests come
+    on one receive per source rank: a receive from ``MPI_ANY_SOURCE`` misses messages from
+    other nodes under MPICH's UCX netmod (docs/concepts.md, "The MPI transport"). It never
     waits on a Dask task, and no Dask task waits on it before the barrier.
     """
 
