@@ -431,8 +431,9 @@ def _intern(nodes: dict, node: _Expr) -> _Expr:
     Two nodes are the same operation when their functions, result dtypes and arguments
     are: the same leaves, the same (interned) nodes, scalars of the same type and value.
     """
+    fn_key = node.fn
     try:
-        fn_key = hash(node.fn) and node.fn
+        hash(fn_key)
     except TypeError:
         fn_key = ("object", id(node.fn))
     key = (fn_key, tuple(_arg_key(a) for a in node.args), node.dtype)
