@@ -142,8 +142,8 @@ def _bytes_at(iov: np.ndarray) -> bytes:
     "view",
     [
         lambda a: a,
-        lambda a: a[:, 3:50],
-        lambda a: a[1:5, :, 2:40],
+        lambda a: a[:, 3:200],
+        lambda a: a[1:5, :, 2:180],
         lambda a: a[::2, ::-1][:, :, ::-1][:, :, ::-1],
         lambda a: a[:, :0],
         lambda a: a[:, :2, :1],
@@ -152,7 +152,7 @@ def _bytes_at(iov: np.ndarray) -> bytes:
     ],
 )
 def test_runs_are_the_bytes_of_the_view_in_order(view):
-    a = view(np.arange(6 * 4 * 64, dtype=np.float64).reshape(6, 4, 64))
+    a = view(np.arange(6 * 4 * 256, dtype=np.float64).reshape(6, 4, 256))
     iov = _transport.runs(a)
     if iov is None:  # runs shorter than MIN_RUN, more than one
         assert a.size > 1
@@ -175,8 +175,8 @@ def _short(fn):
 @pytest.mark.skipif(_transport._PWRITEV is None, reason="no pwritev/preadv in this C library")
 @pytest.mark.parametrize("how", ["batches of 2", "short transfers"])
 def test_vectored_goes_on_after_partial_calls(tmp_path, how):
-    g = np.random.default_rng(3).random((9, 80))
-    piece, batch = g[:, 7:70], (2 if how == "batches of 2" else 1024)
+    g = np.random.default_rng(3).random((9, 300))
+    piece, batch = g[:, 7:290], (2 if how == "batches of 2" else 1024)
     write, read = _transport._PWRITEV, _transport._libc_call("preadv")
     if how == "short transfers":
         write, read = _short(write), _short(read)
@@ -185,14 +185,14 @@ def test_vectored_goes_on_after_partial_calls(tmp_path, how):
     try:
         assert _transport.vectored(write, fd, _transport.runs(piece), 0, batch) == piece.nbytes
         assert path.read_bytes() == piece.tobytes()
-        out = np.zeros((11, 70))
+        out = np.zeros((11, 300))
         assert (
-            _transport.vectored(read, fd, _transport.runs(out[1:10, 4:67]), 0, batch)
+            _transport.vectored(read, fd, _transport.runs(out[1:10, 4:287]), 0, batch)
             == piece.nbytes
         )
-        np.testing.assert_array_equal(out[1:10, 4:67], piece)
-        assert not out[0].any() and not out[:, :4].any() and not out[:, 67:].any()
-        longer = np.zeros((10, 63))  # alive while its runs are read into
+        np.testing.assert_array_equal(out[1:10, 4:287], piece)
+        assert not out[0].any() and not out[:, :4].any() and not out[:, 287:].any()
+        longer = np.zeros((10, 283))  # alive while its runs are read into
         with pytest.raises(OSError, match="end of file"):
             _transport.vectored(read, fd, _transport.runs(longer), 0, batch)
     finally:
