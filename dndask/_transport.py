@@ -170,7 +170,7 @@ _SHARED_POPULATED = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
 # A post writes each piece with pwritev, one iovec per contiguous run of the piece's bytes,
 # straight from the (strided) source chunk: the kernel copies, no mapping is made, and a
 # fresh tmpfs page is never zeroed before it is written (a mapping's page faults zero it):
-# about a third less time than mapping the file and copying into it (docs/performance.md).
+# 43-46 % less time than mapping the file and copying into it (docs/performance.md).
 # Runs shorter than MIN_RUN bytes (thin columns, chunks in Fortran order) go through a
 # mapping and numpy's strided copy instead. A collect reads through a mapping: measured,
 # preadv into the output was slower than mapping the (already written) pages and copying.
