@@ -18,6 +18,8 @@ Modules:
 - :mod:`bench.latency`: the cost of one small step (``python -m bench --latency``);
 - :mod:`bench.weight`: ``import dndask`` time and per-worker memory beside plain Dask
   (``python -m bench.weight``; its own section of ``docs/performance.md``);
+- :mod:`bench.shm_stages`: where the time of a shared-memory ``resplit_`` goes, stage by
+  stage (``python -m bench.shm_stages``; docs/performance.md);
 - :mod:`bench.heat_face`: the Heat face's torch kernels against numpy's, and one round of
   Heat's ``test_unfold`` loop per split (``python -m bench.heat_face``).
 """

@@ -34,6 +34,7 @@ import dndask.regression
 import dndask.spatial
 
 from . import workloads
+from ._dask_side import own_copy
 from ._data import kmeans_init, piece
 
 try:  # optional: the Dask column of k-means and IncrementalPCA
@@ -141,8 +142,8 @@ class DaskAlgorithms:
     def prepare(self, w: workloads.Workload, seed: int) -> dict:
         state = self.inputs.prepare(w, seed)
         if "batches" in state:
-            state["batches"] = [b.to_dask() for b in state["batches"]]
-        return {k: v.to_dask() if isinstance(v, ht.DNDarray) else v for k, v in state.items()}
+            state["batches"] = [own_copy(b) for b in state["batches"]]
+        return {k: own_copy(v) if isinstance(v, ht.DNDarray) else v for k, v in state.items()}
 
     def run(self, w: workloads.Workload, state: dict):
         key = w.case.key

@@ -2,9 +2,11 @@
 
 Both sides share the cluster dndask starts (``P`` single-threaded worker
 processes on 127.0.0.1). Where a case starts from data, both sides start
-from the *same* persisted chunks: dndask's array, and its ``to_dask()`` for
-Dask, so chunk ``r`` is on worker ``r`` for both and only the operation
-differs. The Dask side is written as a Dask user would write it:
+from the *same* values in the same chunks: dndask's persisted array, and a
+copy of each of its chunks under keys of Dask's own (:func:`bench._dask_side.own_copy`,
+so Dask's optimizations apply as to a Dask user's array; a graph on ``to_dask()``
+holds the DNDarray's layers, which dndask submits unfused). The Dask side is
+written as a Dask user would write it:
 ``x.rechunk(...)``, ``rng.standard_normal(...)``, ``x @ y``,
 ``da.linalg.tsqr(x)``, ``da.from_delayed`` on per-worker futures, then
 ``persist()`` and ``distributed.wait``.
@@ -33,6 +35,7 @@ import dndask as ht
 from dndask import _transport
 
 from . import _rss, algorithms, workloads
+from ._dask_side import own_copy
 
 # ---------------------------------------------------------------------------------------------
 # Measurements inside the workers (run with ``client.run``)
@@ -234,7 +237,7 @@ class DaskSide:
         return w.case.group != "algorithms" or self.algorithms.offers(w.case.key)
 
     def prepare(self, w: workloads.Workload, seed: int) -> dict:
-        """dndask's inputs, as dask arrays (the same persisted chunks)."""
+        """dndask's inputs, as dask arrays of Dask's own (the same values and chunks)."""
         key = w.case.key
         if w.case.group == "algorithms":
             return self.algorithms.prepare(w, seed)
@@ -249,7 +252,7 @@ class DaskSide:
             distributed.wait(futures)
             return {"futures": futures}
         state = self.inputs.prepare(w, seed)
-        return {k: v.to_dask() if isinstance(v, ht.DNDarray) else v for k, v in state.items()}
+        return {k: own_copy(v) if isinstance(v, ht.DNDarray) else v for k, v in state.items()}
 
     def run(self, w: workloads.Workload, state: dict):
         """The timed operation, written the Dask way."""

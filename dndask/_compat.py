@@ -218,7 +218,11 @@ def annotate_workers(graph: HighLevelGraph, workers, keys: set) -> HighLevelGrap
     Dask reads layer annotations off the graph an optimization returns and
     sends them to the scheduler as per-key restrictions; ``workers`` is a
     callable of the key (``[]`` for keys it does not place). The restrictions
-    are loose (``allow_other_workers``): a task whose worker is gone runs elsewhere.
+    are strict (``allow_other_workers=False``), as those of dndask's own
+    submissions: a task waits for its rank's worker even while that worker is
+    busy (loose ones let the scheduler run a busy rank's relayout collect on
+    another worker), and a lost worker's tasks go to its replacement
+    (:class:`dndask._recovery.RankKeeper`, installed by ``ht.init``).
     """
     layers = {}
     for name, layer in graph.layers.items():
@@ -226,7 +230,7 @@ def annotate_workers(graph: HighLevelGraph, workers, keys: set) -> HighLevelGrap
             layers[name] = layer
         else:
             annotations = {**(layer.annotations or {}), "workers": workers}
-            annotations["allow_other_workers"] = True
+            annotations["allow_other_workers"] = False
             layers[name] = MaterializedLayer(dict(layer), annotations=annotations)
     return HighLevelGraph(layers, graph.dependencies)
 

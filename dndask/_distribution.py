@@ -347,10 +347,9 @@ def _transport_of(
     """The transport of the relayout (``"mpi"``, ``"shm"``, ``"tasks"`` or ``"p2p"``), checks done.
 
     ``method`` given is a demand (ValueError where it cannot be met); ``None`` takes
-    ``$DNDASK_RELAYOUT`` as a preference, else shm where :func:`_shm_blocker` allows.
-    MPI is used only when asked (``method='mpi'`` or ``DNDASK_RELAYOUT=mpi``), where
-    :func:`_mpi_blocker` allows: across (simulated) nodes it hung the multi-node tests,
-    so it is not the default until that is understood.
+    ``$DNDASK_RELAYOUT`` as a preference, else mpi where :func:`_mpi_blocker` allows
+    (dndask's mpirun launch, ``MPI_THREAD_MULTIPLE`` on every worker rank), else shm
+    where :func:`_shm_blocker` allows.
     """
     chosen = method if method is not None else default_method()
     demanded = method is not None
@@ -363,7 +362,7 @@ def _transport_of(
                 f"got chunks on {device}; use method='tasks' or None"
             )
         return "tasks"
-    if chosen == "mpi":
+    if chosen in (None, "mpi"):
         blocker = _mpi_blocker(x, src.comm)
         if blocker is None:
             return "mpi"
@@ -459,9 +458,10 @@ def relayout_graph(
     tasks; all ranks on one host, numpy chunks), ``"tasks"`` (one slice task per pair
     of ranks, moved by Dask), ``"p2p"`` (Dask's peer-to-peer rechunk, only between two
     split axes; placement left to Dask) or ``None``: ``$DNDASK_RELAYOUT`` if set, else
-    shm where it can, else ``"p2p"`` above :func:`p2p_threshold` pieces and ``"tasks"``
-    below; mpi only when asked. Shm falls back to that choice (logged on
-    ``"dndask"``) when ``/dev/shm`` lacks room for the bytes moved plus
+    mpi where it can (the comm's workers are ranks of dndask's mpirun launch, with its
+    scheduler, every worker rank with ``MPI_THREAD_MULTIPLE``), else shm where it can,
+    else ``"p2p"`` above :func:`p2p_threshold` pieces and ``"tasks"`` below. Shm falls back
+    to that choice (logged on ``"dndask"``) when ``/dev/shm`` lacks room for the bytes moved plus
     ``$DNDASK_SHM_RESERVE``. The choice and the bytes per pair of ranks are logged at
     debug level (:func:`relayout_plan` returns them).
     """

@@ -139,7 +139,9 @@ class Engine:
     """This worker rank's MPI side: the communicator, its tags and the progress thread.
 
     The thread answers requests for posted pieces with ``Isend`` and tests every request
-    this process started (sends and abandoned receives) until it completes. It never
+    this process started (sends and abandoned receives) until it completes. Requests come
+    on one receive per source rank: a receive from ``MPI_ANY_SOURCE`` misses messages from
+    other nodes under MPICH's UCX netmod (docs/concepts.md, "The MPI transport"). It never
     waits on a Dask task, and no Dask task waits on it before the barrier.
     """
 
@@ -154,10 +156,12 @@ class Engine:
         self.tags = TagPool(_DATA_TAGS[0], int(tag_ub))
         self.lock = threading.Lock()
         self.active: list = []  # (request, the buffer it uses) until complete
-        self.control_buffer = bytearray(_CONTROL_BYTES)
-        self.control = comm.Irecv(
-            [self.control_buffer, MPI.BYTE], source=MPI.ANY_SOURCE, tag=CONTROL_TAG
-        )
+        # one request receive per rank of the communicator (itself included), never one
+        # from MPI_ANY_SOURCE: MPICH's UCX netmod (the pip wheel's default) lets a wildcard
+        # receive miss messages from other nodes, which then wait unmatched for ever
+        size = comm.Get_size()
+        self.control_buffers = [bytearray(_CONTROL_BYTES) for _ in range(size)]
+        self.control = [self._listen(source) for source in range(size)]
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="dndask-mpi-progress", daemon=True)
         self.thread.start()
@@ -170,6 +174,11 @@ class Engine:
         """Keep ``request`` (and its ``buffer`` alive) until it completes."""
         with self.lock:
             self.active.append((request, buffer))
+
+    def _listen(self, source: int):
+        """The receive of ``source``'s next request (into its own buffer)."""
+        buffer = [self.control_buffers[source], self.MPI.BYTE]
+        return self.comm.Irecv(buffer, source=source, tag=CONTROL_TAG)
 
     def ask(self, source: int, message: str) -> None:
         """Send ``message`` to ``source``'s progress thread on the control tag."""
@@ -186,21 +195,38 @@ class Engine:
         request = self.comm.Isend(_bytes(piece), dest=requester, tag=int(tag))
         self.track(request, piece)
 
+    def _requests(self) -> list[tuple[int, str]]:
+        """The requests that arrived, as ``(requester, message)``; their receives posted anew."""
+        statuses = [self.MPI.Status() for _ in self.control]
+        try:
+            arrived = self.MPI.Request.Testsome(self.control, statuses) or []
+            done = [(source, statuses[k]) for k, source in enumerate(arrived)]  # in that order
+        except self.MPI.Exception:  # a source failed: test each, stop listening to the failed
+            done = []
+            for source, request in enumerate(self.control):
+                status = self.MPI.Status()
+                try:
+                    if request.Test(status):
+                        done.append((source, status))
+                except self.MPI.Exception as exc:
+                    log.warning("dndask: MPI rank %d stopped answering (%s)", source, exc)
+                    self.control[source] = self.MPI.Request()  # null: never tested again
+        out = []
+        for source, status in done:
+            count = status.Get_count(self.MPI.BYTE)
+            out.append((source, bytes(self.control_buffers[source][:count]).decode()))
+            self.control[source] = self._listen(source)
+        return out
+
     def step(self) -> bool:
         """One turn of the progress loop; whether anything happened."""
         did = False
-        status = self.MPI.Status()
-        while self.control.Test(status):
-            count = status.Get_count(self.MPI.BYTE)
-            message = bytes(self.control_buffer[:count]).decode()
-            requester = status.Get_source()
-            self.control = self.comm.Irecv(
-                [self.control_buffer, self.MPI.BYTE], source=self.MPI.ANY_SOURCE, tag=CONTROL_TAG
-            )
-            try:
-                self._serve(message, requester)
-            except Exception:  # a malformed request must not stop the thread
-                log.exception("dndask: MPI transport could not serve %r", message)
+        while requests := self._requests():
+            for requester, message in requests:
+                try:
+                    self._serve(message, requester)
+                except Exception:  # a malformed request must not stop the thread
+                    log.exception("dndask: MPI transport could not serve %r", message)
             did = True
         with self.lock:
             active = self.active
@@ -229,8 +255,9 @@ class Engine:
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join(timeout=5)
-        with contextlib.suppress(Exception):
-            self.control.Cancel()
+        for request in self.control:
+            with contextlib.suppress(Exception):
+                request.Cancel()
 
 
 _engine: Engine | None = None

@@ -235,6 +235,7 @@ class Producer:
     fn: Callable
     operands: tuple
     ops: int = 1  # the elementwise operations ``fn`` runs (more than 1: a :class:`Fused`)
+    dtype: np.dtype | None = None  # the result's dtype
 
     @classmethod
     def of(cls, fn: Callable, operands, result: da.Array) -> Producer | None:
@@ -251,7 +252,7 @@ class Producer:
                         return None
             elif _torch.is_tensor(v) or not _types.is_scalar(v):
                 return None  # arrays Dask would chunk itself
-        return cls(result.name, fn, tuple(operands))
+        return cls(result.name, fn, tuple(operands), 1, result.dtype)
 
     def fused(self, inner: dict) -> Producer:
         """This operation with the operations that made its operands composed in.
@@ -260,44 +261,66 @@ class Producer:
         (unpersisted elementwise results). Each such operand is replaced by its
         producer's expression over that producer's operands, so the result is one
         :class:`Fused` function of the chain's leaves (persisted arrays, arrays of other
-        operations, scalars). The fused record is named after the result's name and which
-        operands were composed in, so one name always means one expression. Up to
-        :data:`_MAX_FUSED` operations fuse into one task; a longer chain starts a new one.
-        Returns ``self`` when no operand has a producer.
+        operations, scalars). The expression is a DAG: an operation met twice (``y * y``,
+        or two operands computed from one intermediate) is one node, computed once per
+        block, as Dask computes one key once. The fused record is named after the result's
+        name and which operands were composed in, so one name always means one expression.
+        Up to :data:`_MAX_FUSED` distinct operations fuse into one task; a longer chain
+        starts a new one. Returns ``self`` when no operand has a producer.
         """
         leaves: dict[str, tuple[int, da.Array]] = {}
+        nodes: dict = {}  # structural key -> the one node of that operation (hash-consing)
 
         def leaf(v: da.Array) -> _Leaf:
             if v.name not in leaves:
                 leaves[v.name] = (len(leaves), v)
             return _Leaf(leaves[v.name][0])
 
-        def remap(expr, arrays):
-            # a leaf's index counts the producer's dask operands only (scalars are inline)
+        def remap(expr, arrays, done: dict):
+            # a leaf's index counts the producer's dask operands only (scalars are inline);
+            # ``done`` keeps the producer's own sharing (by node identity)
             if isinstance(expr, _Leaf):
                 return leaf(arrays[expr.index])
-            if isinstance(expr, _Expr):
-                return _Expr(expr.fn, tuple(remap(a, arrays) for a in expr.args))
-            return expr
+            if not isinstance(expr, _Expr):
+                return expr
+            got = done.get(id(expr))
+            if got is None:
+                args = tuple(remap(a, arrays, done) for a in expr.args)
+                got = done[id(expr)] = _intern(nodes, _Expr(expr.fn, args, expr.dtype))
+            return got
 
-        ops, args, mask = 1, [], []
+        composed: dict[str, object] = {}  # a producer's name -> its remapped expression
+        args, mask = [], []
         for v in self.operands:
             p = inner.get(v.name) if isinstance(v, da.Array) else None
-            if p is not None and ops + p.ops <= _MAX_FUSED:
-                ops += p.ops
-                expr = p.fn.expr if isinstance(p.fn, Fused) else _Expr(p.fn, _leaves(p.operands))
-                args.append(remap(expr, p.arrays()))
+            if p is not None and p.name not in composed:
+                before = (len(nodes), len(leaves))
+                expr = (
+                    p.fn.expr
+                    if isinstance(p.fn, Fused)
+                    else _Expr(p.fn, _leaves(p.operands), p.dtype)
+                )
+                got = remap(expr, p.arrays(), {})
+                if len(nodes) + 1 > _MAX_FUSED:  # too long: this operand stays a leaf
+                    for table, size in zip((nodes, leaves), before, strict=True):
+                        for key in list(table)[size:]:
+                            del table[key]
+                    p = None
+                else:
+                    composed[p.name] = got
+            if p is not None:
+                args.append(composed[p.name])
                 mask.append(p.name)
             else:
                 args.append(leaf(v) if isinstance(v, da.Array) else v)
                 mask.append(None)
-        if ops == 1:
+        if not composed:
             return self
         fn_name = getattr(self.fn, "__name__", "elementwise")
         name = f"{fn_name}-fused-{tokenize('fused', self.name, mask)}"
-        fused = Fused(_Expr(self.fn, tuple(args)), fn_name)
+        fused = Fused(_Expr(self.fn, tuple(args), self.dtype), fn_name)
         operands = tuple(v for _, v in sorted(leaves.values(), key=operator.itemgetter(0)))
-        return Producer(name, fused, operands, ops)
+        return Producer(name, fused, operands, len(fused.steps), self.dtype)
 
     def array(self, like: da.Array) -> da.Array:
         """The dask array of this (fused) record: one blockwise layer over the operands.
@@ -349,10 +372,31 @@ class _Leaf(NamedTuple):
 
 
 class _Expr(NamedTuple):
-    """``fn`` of ``args`` (leaves, scalars, expressions): one node of a fused chain."""
+    """``fn`` of ``args`` (leaves, scalars, expressions): one node of a fused chain.
+
+    A node that several others use is one object, so a chain is a DAG and each node is
+    computed once. ``dtype`` is the dtype of the node's result where the graph knows it
+    (the dask array it stands for); :class:`Fused` then may write it into a temporary
+    block of that dtype it no longer needs.
+    """
 
     fn: Callable
     args: tuple
+    dtype: np.dtype | None = None
+
+
+class _Ref(NamedTuple):
+    """An argument of a :class:`Fused` step: the result of its ``step``-th step."""
+
+    step: int
+
+
+class _Step(NamedTuple):
+    """One operation of a :class:`Fused` program: ``fn`` of ``args`` (leaves, refs, scalars)."""
+
+    fn: Callable
+    args: tuple
+    dtype: np.dtype | None
 
 
 def _leaves(operands: tuple) -> tuple:
@@ -367,37 +411,188 @@ def _leaves(operands: tuple) -> tuple:
     return tuple(out)
 
 
-def _evaluate(expr, blocks: tuple):
-    if isinstance(expr, _Leaf):
-        return blocks[expr.index]
-    if isinstance(expr, _Expr):
-        return expr.fn(*(_evaluate(a, blocks) for a in expr.args))
-    return expr
+# Python scalar types whose ``repr`` says the value exactly (``-0.0`` and ``0.0`` apart).
+_EXACT_SCALARS = (bool, int, float, complex, np.number, np.bool_)
+
+
+def _arg_key(a) -> tuple:
+    if isinstance(a, _Leaf):
+        return ("leaf", a.index)
+    if isinstance(a, _Expr):
+        return ("node", id(a))  # interned: one object per structure
+    if isinstance(a, _EXACT_SCALARS):
+        return ("scalar", type(a), repr(a))  # 2 and 2.0 differ in type, 0.0 and -0.0 in repr
+    return ("object", id(a))
+
+
+def _intern(nodes: dict, node: _Expr) -> _Expr:
+    """The one node of ``nodes`` that computes what ``node`` does (``node`` if new).
+
+    Two nodes are the same operation when their functions, result dtypes and arguments
+    are: the same leaves, the same (interned) nodes, scalars of the same type and value.
+    """
+    fn_key = node.fn
+    try:
+        hash(fn_key)
+    except TypeError:
+        fn_key = ("object", id(node.fn))
+    key = (fn_key, tuple(_arg_key(a) for a in node.args), node.dtype)
+    return nodes.setdefault(key, node)
+
+
+def _program(root: _Expr) -> tuple[_Step, ...]:
+    """The steps computing ``root``: each node once, its arguments first, left to right."""
+    steps: list[_Step] = []
+    done: dict[int, _Ref] = {}
+
+    def visit(node):
+        if not isinstance(node, _Expr):
+            return node
+        got = done.get(id(node))
+        if got is None:
+            args = tuple(visit(a) for a in node.args)
+            steps.append(_Step(node.fn, args, node.dtype))
+            got = done[id(node)] = _Ref(len(steps) - 1)
+        return got
+
+    visit(root)
+    return tuple(steps)
+
+
+def _last_uses(steps: tuple[_Step, ...]) -> tuple[tuple[int, ...], ...]:
+    """For each step, the earlier steps whose results it uses for the last time."""
+    last: dict[int, int] = {}
+    for i, step in enumerate(steps):
+        for a in step.args:
+            if isinstance(a, _Ref):
+                last[a.step] = i
+    out: list[list[int]] = [[] for _ in steps]
+    for j, i in last.items():
+        out[i].append(j)
+    return tuple(tuple(sorted(js)) for js in out)
+
+
+# The ufunc each of Python's operators applies to numpy arrays (``ndarray.__mul__`` is
+# ``np.multiply``), for :func:`_into_temporary`. ``pow`` is left out: ``a ** 2`` takes
+# numpy's square shortcut, which ``np.power`` does not.
+_OPERATOR_UFUNCS = {
+    operator.abs: np.absolute, operator.neg: np.negative, operator.pos: np.positive,
+    operator.invert: np.invert,
+    operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
+    operator.truediv: np.true_divide, operator.floordiv: np.floor_divide,
+    operator.mod: np.remainder, operator.and_: np.bitwise_and, operator.or_: np.bitwise_or,
+    operator.xor: np.bitwise_xor, operator.lshift: np.left_shift,
+    operator.rshift: np.right_shift,
+    operator.eq: np.equal, operator.ne: np.not_equal, operator.lt: np.less,
+    operator.le: np.less_equal, operator.gt: np.greater, operator.ge: np.greater_equal,
+}  # fmt: skip
+
+
+def _ufunc_of(fn: Callable) -> np.ufunc | None:
+    """The one-output ufunc ``fn`` is (or that the operator ``fn`` applies to arrays)."""
+    if isinstance(fn, np.ufunc):
+        return fn if fn.nout == 1 and fn.signature is None else None
+    try:
+        return _OPERATOR_UFUNCS.get(fn)
+    except TypeError:  # an unhashable callable
+        return None
+
+
+def _into_temporary(step: _Step, args: list, values: list, freed: tuple[int, ...]):
+    """``step`` computed into a temporary block it uses for the last time, else ``None``.
+
+    Only numpy: the step is a ufunc of numpy arrays and numeric scalars, the temporary
+    (a result of an earlier step of this task, never a leaf block) owns its memory and has
+    the step's result dtype and shape, so writing into it gives the values a fresh block
+    would, without allocating one.
+    """
+    ufunc = _ufunc_of(step.fn)
+    if ufunc is None or step.dtype is None or ufunc.nin != len(args):
+        return None
+    if not all(
+        type(a) is np.ndarray if isinstance(a, np.ndarray) else isinstance(a, _EXACT_SCALARS)
+        for a in args
+    ):
+        return None
+    for a in step.args:
+        if isinstance(a, _Ref) and a.step in freed:
+            block = values[a.step]
+            if (
+                type(block) is np.ndarray
+                and block.ndim
+                and block.dtype == step.dtype
+                and block.flags.owndata
+                and block.flags.writeable
+                and block.shape == np.broadcast_shapes(*(np.shape(b) for b in args))
+            ):
+                return ufunc(*args, out=block)
+    return None
 
 
 class Fused:
     """A task function: a chain of elementwise operations evaluated on one block of each leaf.
 
-    Built by :meth:`Producer.fused`; picklable (an expression of functions, leaves and
-    scalars). Called with the leaves' blocks, it runs the operations in the order the
-    chain built them, the intermediate blocks living only inside the call.
+    Built by :meth:`Producer.fused` from the chain's expression, a DAG of :class:`_Expr`
+    nodes; it runs the program of that DAG (:func:`_program`): each operation once, in
+    the order the chain built them. A temporary block is dropped after the last step that
+    uses it, and where that step is a numpy ufunc giving a block of the same dtype and
+    shape, the step writes into it (:func:`_into_temporary`), so a linear chain holds one
+    temporary block at a time. Picklable (the program: functions, leaves, refs and scalars).
 
     >>> f = Fused(_Expr(np.add, (_Expr(np.negative, (_Leaf(0),)), 1.0)), "add")
     >>> f(np.arange(3.0)).tolist()
     [1.0, 0.0, -1.0]
+    >>> y = _Expr(np.add, (_Leaf(0), 1.0))
+    >>> g = Fused(_Expr(np.multiply, (y, y)), "mul")  # y * y: y computed once
+    >>> len(g.steps), g(np.arange(3.0)).tolist()
+    (2, [1.0, 4.0, 9.0])
     """
 
-    __slots__ = ("__name__", "expr")
+    __slots__ = ("__name__", "_drops", "steps")
 
     def __init__(self, expr: _Expr, name: str):
-        self.expr = expr
+        self.steps = _program(expr)
+        self._drops = _last_uses(self.steps)
         self.__name__ = name
 
+    @classmethod
+    def _of_steps(cls, steps: tuple, name: str) -> Fused:
+        self = cls.__new__(cls)
+        self.steps = steps
+        self._drops = _last_uses(steps)
+        self.__name__ = name
+        return self
+
+    @property
+    def expr(self) -> _Expr:
+        """The DAG of the program (its last step's node; shared steps are shared nodes)."""
+        nodes: list[_Expr] = []
+        for step in self.steps:
+            args = tuple(nodes[a.step] if isinstance(a, _Ref) else a for a in step.args)
+            nodes.append(_Expr(step.fn, args, step.dtype))
+        return nodes[-1]
+
     def __call__(self, *blocks):
-        return _evaluate(self.expr, blocks)
+        values: list = [None] * len(self.steps)
+        for i, (step, freed) in enumerate(zip(self.steps, self._drops, strict=True)):
+            args = [
+                blocks[a.index]
+                if isinstance(a, _Leaf)
+                else values[a.step]
+                if isinstance(a, _Ref)
+                else a
+                for a in step.args
+            ]
+            result = _into_temporary(step, args, values, freed) if freed else None
+            if result is None:
+                result = step.fn(*args)
+            for j in freed:
+                values[j] = None
+            values[i] = result
+        return values[-1]
 
     def __reduce__(self):
-        return (Fused, (self.expr, self.__name__))
+        return (Fused._of_steps, (self.steps, self.__name__))
 
     def __repr__(self) -> str:
         return f"Fused({self.__name__})"

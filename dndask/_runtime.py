@@ -335,6 +335,8 @@ def shutdown() -> None:
             # cancelled compute): on every worker's host while they live
             with contextlib.suppress(Exception):
                 client.run(_transport.remove_segments, tag)
+            with contextlib.suppress(Exception):
+                client.run(_quiet_worker_exit)
         if owned and client is not None and in_mpi:
             _mpi.shutdown(client)
         elif owned and client is not None:
@@ -344,6 +346,16 @@ def shutdown() -> None:
                 cluster.close()
         if tag is not None:
             _transport.remove_segments(tag)  # and here, after the workers are gone
+
+
+def _quiet_worker_exit() -> None:
+    """In a worker of a cluster dndask is closing: hide its logs of the scheduler going away.
+
+    The scheduler may close while a worker's heartbeat is on its way; the worker then logs
+    "Failed to communicate with scheduler during heartbeat" with a traceback, at error
+    level, though losing the scheduler is what closing asked for.
+    """
+    logging.getLogger("distributed.worker").setLevel(logging.CRITICAL)
 
 
 @contextlib.contextmanager

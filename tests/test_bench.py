@@ -29,6 +29,7 @@ from bench import (  # noqa: E402
     latency,
     report,
     scaling,
+    shm_stages,
     weight,
     workloads,
 )
@@ -438,6 +439,30 @@ def test_breakdown_takes_a_step_apart_from_its_task_stream():
     assert b.bandwidth == pytest.approx(1024 / 1024 / 0.4)
     row = breakdown.table([breakdown.median_of([b, b])], 2)
     assert "| resplit_ 0 → 1 | dndask | 1.000 |" in row
+
+
+def test_shm_stages_takes_a_relayout_apart_from_its_task_stream():
+    def record(key, start, stop):
+        return {"key": key, "startstops": [{"action": "compute", "start": start, "stop": stop}]}
+
+    stream = [
+        record(("relayout-post-1x2-ab", 0), 10.01, 10.05),
+        record(("relayout-post-1x2-ab", 1), 10.02, 10.09),
+        record("relayout-barrier-1x2-ab", 10.10, 10.101),
+        record(("relayout-ab", 0, 0), 10.11, 10.20),
+        record(("relayout-ab", 0, 1), 10.12, 10.15),
+    ]
+    t = shm_stages.timeline(stream, 10.0, 10.25)
+    expected = {
+        "wall": 250.0,
+        "to first post": 10.0,
+        "slowest post": 70.0,
+        "last post end → barrier": 10.0,
+        "barrier → first collect": 9.0,
+        "slowest collect": 90.0,
+        "tail": 50.0,
+    }
+    assert t == pytest.approx(expected)
 
 
 # --- the algorithms group (issues 27 and 28) ---------------------------------------------------

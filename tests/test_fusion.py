@@ -10,7 +10,9 @@ from the workers' task stream.
 
 from __future__ import annotations
 
+import pickle
 import time
+import tracemalloc
 
 import dask
 import distributed
@@ -182,3 +184,112 @@ def test_a_fused_task_runs_its_operations_in_order():
     np.testing.assert_allclose(f(np.arange(3.0)), np.exp(np.arange(3.0)) - 2.0)
     g = _ops.Fused(_ops._Expr(np.subtract, (2.0, _ops._Leaf(1))), "sub")
     np.testing.assert_allclose(g(np.ones(2), np.arange(2.0)), [2.0, 1.0])
+
+
+CALLS: list[str] = []
+
+
+def counted_add(a, b):
+    """``a + b``, noted in :data:`CALLS` (module level: a pickled task refers to it)."""
+    CALLS.append("add")
+    return a + b
+
+
+def test_a_shared_node_of_a_fused_task_runs_once():
+    calls = CALLS
+    calls.clear()
+    y = _ops._Expr(counted_add, (_ops._Leaf(0), 1.0))
+    f = _ops.Fused(_ops._Expr(np.multiply, (y, y)), "mul")
+    np.testing.assert_array_equal(f(np.arange(3.0)), [1.0, 4.0, 9.0])
+    assert calls == ["add"]
+    g = pickle.loads(pickle.dumps(f))  # what a worker receives
+    np.testing.assert_array_equal(g(np.arange(3.0)), [1.0, 4.0, 9.0])
+    assert calls == ["add", "add"]
+
+
+def test_the_benchmark_chain_runs_each_operation_once_with_one_temporary_block(comm_of):
+    # issue 26 at 128 MiB: ``y * y`` composed ``y``'s expression in twice, so the task ran
+    # 29 operations for the chain's 11 and held 4 blocks at once (dask.array: 11 tasks,
+    # 2 blocks). The task now runs the program of the chain's DAG, each operation once,
+    # and writes each step into the temporary block it no longer needs.
+    g = data((512, 256), np.float32)
+    x = ht.array(g, split=0, comm=comm_of(1)).persist_(wait=True)
+    y = chain(x)
+    task = y._producer.fn
+    block = g.copy()
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        got = task(block)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, chain(g), rtol=1e-6)
+    np.testing.assert_array_equal(block, g)  # the leaf block is read, never written
+    assert peak < 1.5 * g.nbytes, peak / g.nbytes  # one temporary block (numpy's chain: 2)
+    # x * 1.5, + 2, - x, / 3, y * y, - 0.25, abs, + x, * 0.5, - 1, y * y
+    assert len(task.steps) == 11
+    s = y.sum()
+    assert s.dtype == np.float32
+    np.testing.assert_allclose(float(s), chain(g).sum(dtype=np.float32), rtol=1e-5)
+    np.testing.assert_array_equal(x.numpy(), g)  # the persisted chunk is unchanged
+
+
+@pytest.mark.parametrize(("shape", "split", "n"), layouts([(6, 4)]))
+def test_an_intermediate_used_twice_is_computed_once(comm_of, shape, split, n):
+    g = data(shape, np.float64)
+    x = ht.array(g, split=split, comm=comm_of(n)).persist_(wait=True)
+    y = x / 4.0
+    for _ in range(12):  # 24 distinct operations: one task a rank (the tree had 2**12 leaves)
+        y = y * y - 0.25
+    assert len(tasks_submitted(y, x)) == (1 if split is None else n)
+    want = g / 4.0
+    for _ in range(12):
+        want = want * want - 0.25
+    np.testing.assert_array_equal(y.numpy(), want)
+    a = x * 2.0
+    b = a + 1.0
+    c = a * 3.0
+    d = b - c  # a reaches d through b and through c: one step
+    np.testing.assert_array_equal(d.numpy(), (g * 2.0 + 1.0) - (g * 2.0) * 3.0)
+    assert len(d._producer.fn.steps) == 4
+    np.testing.assert_array_equal(x.numpy(), g)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_operations_that_differ_only_in_a_scalar_stay_apart(comm_of, n):
+    # one node per operation: 0.0 and -0.0, 2 and 2.0, True and 1 are different operations
+    g = np.array([-0.0, 0.0, 1.0, -2.0, 3.0])
+    x = ht.array(g, split=0, comm=comm_of(n)).persist_(wait=True)
+    y = 1.0 / (x + 0.0) - 1.0 / (x + -0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = 1.0 / (g + 0.0) - 1.0 / (g + -0.0)
+    np.testing.assert_array_equal(y.numpy(), want)  # [inf, nan, 0, 0, 0]: -0.0 kept apart
+    i = ht.array(np.arange(-4, 6, dtype=np.int32), split=0, comm=comm_of(n)).persist_(wait=True)
+    k = (i + 2) * (i + 2.0) + (i + True) * (i + 1)
+    h = np.arange(-4, 6, dtype=np.int32)
+    want = (h + 2) * (h + 2.0) + (h + True) * (h + 1)
+    assert k.dtype == want.dtype
+    np.testing.assert_array_equal(k.numpy(), want)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_steps_that_change_dtype_or_shape_get_fresh_blocks(comm_of, n):
+    # a step writes into a temporary only with the same dtype and shape as its result
+    h = np.arange(24, dtype=np.int32).reshape(8, 3) - 7
+    f = data((8, 3), np.float32)
+    comm = comm_of(n)
+    i = ht.array(h, split=0, comm=comm).persist_(wait=True)
+    x = ht.array(f, split=0, comm=comm).persist_(wait=True)
+    w = ht.array(f.astype(np.float64) * 3, split=0, comm=comm).persist_(wait=True)
+    row = ht.array(f[:1], split=None, comm=comm).persist_(wait=True)
+    y = ((i + 1) * 2 // 3) / 2 + 1  # int32 -> float64
+    z = (x * 2) + w  # a float32 temporary, a float64 result
+    u = (row + 1) * x - 1  # a (1, 3) temporary, an (8, 3) result
+    np.testing.assert_array_equal(y.numpy(), ((h + 1) * 2 // 3) / 2 + 1)
+    np.testing.assert_array_equal(z.numpy(), (f * 2) + f.astype(np.float64) * 3)
+    np.testing.assert_array_equal(u.numpy(), (f[:1] + 1) * f - 1)
+    assert (y.dtype, z.dtype, u.dtype) == (np.float64, np.float64, np.float32)
+    for a, want in ((i, h), (x, f), (row, f[:1])):
+        np.testing.assert_array_equal(a.numpy(), want)

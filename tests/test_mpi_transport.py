@@ -104,7 +104,7 @@ def as_launched(client, comm_of, monkeypatch):
         fields = {"scheduler": client.scheduler.address, "worker_ranks": tuple(names)}
         monkeypatch.setattr(_mpi, "LAUNCH", launch(**{**fields, **change}))
         monkeypatch.setattr(_distribution, "_thread_warned", [])
-        monkeypatch.setenv("DNDASK_RELAYOUT", "mpi")  # not the default yet: asked for
+        monkeypatch.delenv("DNDASK_RELAYOUT", raising=False)
         return comm
 
     return make
@@ -115,14 +115,14 @@ def plan_of(a: ht.DNDarray, axis, method=None):
     return _distribution.relayout_plan(a.to_dask(), a.distribution, dst, method)
 
 
-def test_mpi_is_chosen_under_the_launch_when_asked(as_launched, monkeypatch):
+def test_mpi_is_chosen_first_under_the_launch(as_launched, monkeypatch):
     comm = as_launched()
     a = ht.zeros((6, 5), split=0, comm=comm)
     report, plan = plan_of(a, 1)
     assert report.transport == "mpi" and plan is not None
-    monkeypatch.delenv("DNDASK_RELAYOUT")
-    assert plan_of(a, 1)[0].transport == "shm"  # the default: MPI only when asked
     assert plan_of(a, 1, "mpi")[0].transport == "mpi"
+    monkeypatch.setenv("DNDASK_RELAYOUT", "shm")  # a preference still wins
+    assert plan_of(a, 1)[0].transport == "shm"
     assert report.pairs == plan_of(a, 1, "shm")[0].pairs  # the same bytes per pair
     assert plan_of(a, 1, "tasks")[0].transport == "tasks"
 
@@ -201,7 +201,6 @@ def mpirun(*args: str) -> subprocess.CompletedProcess:
         **os.environ,
         "DNDASK_INTERFACE": "lo",
         "DNDASK_PROGRESS": "off",
-        "DNDASK_RELAYOUT": "mpi",  # the MPI transport is used only when asked
         "PYTHONPATH": str(ROOT),
     }
     return subprocess.run(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import logging
+import os
 import time
 
 import dask.array as da
@@ -94,6 +96,107 @@ def test_in_place_resplits_chain(comm_of, method):
         assert a.resplit_(axis, method=method) is a
     assert a.split == 1
     np.testing.assert_array_equal(a.numpy(), g)
+
+
+# Rows wide enough that every piece is posted by pwritev (runs of at least MIN_RUN bytes) at
+# up to 5 ranks; the small shapes above post theirs through a mapping.
+WIDE = 5 * _transport.MIN_RUN // 8 + 3
+
+
+@pytest.mark.parametrize(("shape", "split", "n"), layouts([(9, WIDE), (3, 4, WIDE)]))
+def test_wide_rows_match_numpy_on_every_split(comm_of, shape, split, n):
+    comm = comm_of(n)
+    g = global_data(shape)
+    a = ht.array(g, split=split, comm=comm)
+    with LayoutBatch() as batch:
+        for axis in splits_of(len(shape)):
+            batch.add(a.resplit(axis, method="shm"), g, axis, comm)
+        if split is not None and n > 1:
+            for counts in (
+                counts_with_empty_ranks(shape[split], n),
+                [0] * (n - 1) + [shape[split]],
+            ):
+                b = redistributed(a, counts, "shm")
+                batch.add(b, g, split, comm)
+                for axis in splits_of(len(shape)):
+                    batch.add(b.resplit(axis, method="shm"), g, axis, comm)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_chunks_in_fortran_order_and_reversed_match_numpy(comm_of, n):
+    """Chunks whose runs are one element long (a transpose) go through a mapping."""
+    comm = comm_of(n)
+    g = global_data((WIDE, 11))
+    a = ht.array(g.T.copy(), split=1, comm=comm).T  # split 0, chunks in Fortran order
+    with LayoutBatch() as batch:
+        batch.add(a.resplit(1, method="shm"), g, 1, comm)
+        batch.add(a.resplit(None, method="shm"), g, None, comm)
+        batch.add(ht.flip(a, 1).resplit(1, method="shm"), g[:, ::-1], 1, comm)
+
+
+def _bytes_at(iov: np.ndarray) -> bytes:
+    return b"".join(ctypes.string_at(int(p), int(n)) for p, n in iov)
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        lambda a: a,
+        lambda a: a[:, 3:200],
+        lambda a: a[1:5, :, 2:180],
+        lambda a: a[::2, ::-1][:, :, ::-1][:, :, ::-1],
+        lambda a: a[:, :0],
+        lambda a: a[:, :2, :1],
+        lambda a: np.asfortranarray(a),
+        lambda a: a[2, 1],
+    ],
+)
+def test_runs_are_the_bytes_of_the_view_in_order(view):
+    a = view(np.arange(6 * 4 * 256, dtype=np.float64).reshape(6, 4, 256))
+    iov = _transport.runs(a)
+    if iov is None:  # runs shorter than MIN_RUN, more than one
+        assert a.size > 1
+        return
+    assert (iov[:, 1] >= min(_transport.MIN_RUN, a.nbytes)).all() or len(iov) <= 1
+    assert _bytes_at(iov) == a.tobytes()
+
+
+def _short(fn):
+    """``fn`` (the C call) asked for one run and at most 100 bytes a call: short transfers."""
+
+    def call(fd, iov, count, offset):
+        first = np.frombuffer(ctypes.string_at(iov, 16), np.uint64).copy()
+        first[1] = min(int(first[1]), 100)
+        return fn(fd, first.ctypes.data, 1, offset)
+
+    return call
+
+
+@pytest.mark.skipif(_transport._PWRITEV is None, reason="no pwritev/preadv in this C library")
+@pytest.mark.parametrize("how", ["batches of 2", "short transfers"])
+def test_vectored_goes_on_after_partial_calls(tmp_path, how):
+    g = np.random.default_rng(3).random((9, 300))
+    piece, batch = g[:, 7:290], (2 if how == "batches of 2" else 1024)
+    write, read = _transport._PWRITEV, _transport._libc_call("preadv")
+    if how == "short transfers":
+        write, read = _short(write), _short(read)
+    path = tmp_path / "piece"
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        assert _transport.vectored(write, fd, _transport.runs(piece), 0, batch) == piece.nbytes
+        assert path.read_bytes() == piece.tobytes()
+        out = np.zeros((11, 300))
+        assert (
+            _transport.vectored(read, fd, _transport.runs(out[1:10, 4:287]), 0, batch)
+            == piece.nbytes
+        )
+        np.testing.assert_array_equal(out[1:10, 4:287], piece)
+        assert not out[0].any() and not out[:, :4].any() and not out[:, 287:].any()
+        longer = np.zeros((10, 283))  # alive while its runs are read into
+        with pytest.raises(OSError, match="end of file"):
+            _transport.vectored(read, fd, _transport.runs(longer), 0, batch)
+    finally:
+        os.close(fd)
 
 
 # ------------------------------------------------------------------ the graph

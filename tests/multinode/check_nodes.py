@@ -21,7 +21,7 @@ import torch
 from distributed.comm import connect
 
 import dndask as ht
-from dndask import _comm, _hosts
+from dndask import _comm, _hosts, _transport
 
 
 def where(dask_worker):
@@ -30,10 +30,16 @@ def where(dask_worker):
 
 def clear_transfer_log(dask_worker):
     dask_worker.transfer_incoming_log.clear()
+    _transport.RECEIVED.clear()
 
 
 def received(dask_worker):
-    return sum(entry["total"] for entry in dask_worker.transfer_incoming_log)
+    """Bytes this worker fetched: Dask's transfers (less the metadata of a relayout's control
+    tasks) and what the collects of the MPI transport (the default under mpirun) received."""
+    log = dask_worker.transfer_incoming_log
+    control = sum(n for e in log for k, n in e["keys"].items() if _transport.is_control(k))
+    by_mpi = sum(entry["total"] for entry in _transport.RECEIVED)
+    return sum(entry["total"] for entry in log) - control + by_mpi
 
 
 def holders(client, a):

@@ -155,6 +155,25 @@ def test_the_tour_across_nodes(make_nodes):
     assert "Traceback" not in err
 
 
+def test_the_mpi_transport_across_nodes(make_nodes):
+    # relayouts over MPI (the default under mpirun) whose collects ask ranks of the other node
+    # for their pieces: with a request receive from MPI_ANY_SOURCE, MPICH's UCX netmod left
+    # most requests from the other node unmatched and the first relayout across nodes hung
+    nodes = make_nodes(2)
+    job = start_job(nodes, [4, 2], [str(ROOT / "tests" / "mpi" / "check_mpi_transport.py")])
+    out, err = finish(job)
+    assert job.returncode == 0, out + err
+    assert "values checked (auto): 76" in out and "values checked (sub-comm): 76" in out
+    assert "transport: mpi; graph: ['mpi']" in out
+    plan, mpi, dask = (
+        int(n) for n in re.search(r"plan (\d+), mpi (\d+), dask data (\d+)", out).groups()
+    )
+    assert plan == mpi > 0 and dask == 0
+    assert "interleaved, chained and busy relayouts finished" in out
+    assert "no posted piece left on any worker" in out
+    assert "Traceback" not in err
+
+
 def test_gpu_binding_per_node(make_nodes):
     # every node offers the made-up GPUs 4, 6 and 7; the worker ranks of a node take that
     # node's GPUs in turn: node 0's workers 2, 3 get 4, 6 and node 1's workers 4, 5 get 4, 6
