@@ -35,13 +35,19 @@ from . import workloads
 
 def best_of(fn, repeats: int) -> float:
     """The best seconds of ``repeats`` calls of ``fn`` (after one warm-up call)."""
-    fn()
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    return best_of_fresh(lambda: None, lambda _: fn(), repeats)
+
+
+def _point(ranks: int, dnd: float, dsk: float, dnd_tasks: int, dask_tasks: int) -> dict:
+    """One row: both sides' best seconds and submitted tasks at ``ranks`` workers."""
+    return {
+        "ranks": ranks,
+        "dndask_s": dnd,
+        "dask_s": dsk,
+        "ratio": dnd / dsk,
+        "dndask_tasks": dnd_tasks,
+        "dask_tasks": dask_tasks,
+    }
 
 
 def point(ranks: int, repeats: int, cols: int = 256) -> dict:
@@ -62,14 +68,7 @@ def point(ranks: int, repeats: int, cols: int = 256) -> dict:
         dask_tasks = sum(1 for key in dict(opt.__dask_graph__()) if key not in inputs)
         dnd = best_of(lambda: float(workloads.chain(x)), repeats)
         dsk = best_of(lambda: float(dask.compute(workloads.chain(xd))[0]), repeats)
-        return {
-            "ranks": ranks,
-            "dndask_s": dnd,
-            "dask_s": dsk,
-            "ratio": dnd / dsk,
-            "dndask_tasks": dnd_tasks,
-            "dask_tasks": dask_tasks,
-        }
+        return _point(ranks, dnd, dsk, dnd_tasks, dask_tasks)
     finally:
         ht.shutdown()
 
@@ -124,14 +123,7 @@ def resplit_point(ranks: int, repeats: int) -> dict:
         del x, xd
         dnd = best_of_fresh(dnd_input, dnd_step, repeats)
         dsk = best_of_fresh(dask_input, dask_step, repeats)
-        return {
-            "ranks": ranks,
-            "dndask_s": dnd,
-            "dask_s": dsk,
-            "ratio": dnd / dsk,
-            "dndask_tasks": dnd_tasks,
-            "dask_tasks": dask_tasks,
-        }
+        return _point(ranks, dnd, dsk, dnd_tasks, dask_tasks)
     finally:
         ht.shutdown()
 
