@@ -419,6 +419,9 @@ class ShmJanitor(SchedulerPlugin):
         """Whether the relayouts of cluster tag ``tag`` are this janitor's (not MPI's)."""
         return not tag.startswith(MPI_MARK)
 
+    # a relayout dropped in mid-flight is swept again this many seconds later (see _sweep)
+    resweep_after: tuple[float, ...] = (2.0, 10.0)
+
     def __init__(self) -> None:
         self.where: dict[tuple[str, str], str] = {}  # relayout -> worker that ran its barrier
         self.pending: dict[str | None, list] = {}  # worker (None: all) -> sweeps to send
@@ -427,11 +430,27 @@ class ShmJanitor(SchedulerPlugin):
     def start(self, scheduler) -> None:
         self.scheduler = scheduler
 
-    def _sweep(self, relayout: tuple[str, str]) -> None:
+    def _sweep(self, relayout: tuple[str, str], dropped: bool = False) -> None:
+        """Sweep ``relayout``'s segments written before now; ``dropped``: again later too.
+
+        A relayout dropped while its posts run (its barrier released before it ran) races
+        them: a post may end after the sweep reached its worker but before the worker
+        heard that the post is no longer wanted, so neither the sweep nor
+        :class:`ShmPostSweeper` sees its files. The same sweep (the same moment: a rerun's
+        newer files stay) is sent again after each of :attr:`resweep_after` seconds, unless
+        the relayout is wanted again by then.
+        """
         worker = self.where.pop(relayout, None)
         if self.everywhere:
             worker = None
-        self.pending.setdefault(worker, []).append((*relayout, time.time_ns()))
+        sweep = (*relayout, time.time_ns())
+        self._queue(worker, sweep)
+        if dropped:
+            for delay in self.resweep_after:
+                self.scheduler.loop.call_later(delay, self._queue, None, sweep)
+
+    def _queue(self, worker: str | None, sweep: tuple) -> None:
+        self.pending.setdefault(worker, []).append(sweep)
         if not self.flushing:
             self.flushing = True
             self.scheduler.loop.add_callback(self._flush)
@@ -474,7 +493,7 @@ class ShmJanitor(SchedulerPlugin):
             elif finish in _GONE and start not in ("released", "erred"):
                 # done with (from memory), failed, or cancelled before it ran: either
                 # way no collect of this compute reads the files any more
-                self._sweep(relayout)
+                self._sweep(relayout, dropped=start != "memory")
         elif start == "memory" and finish in _GONE and not self._wanted(relayout):
             self._sweep(relayout)
 

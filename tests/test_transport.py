@@ -7,6 +7,7 @@ import gc
 import logging
 import os
 import time
+import types
 
 import dask.array as da
 import distributed
@@ -449,3 +450,42 @@ def test_a_failed_relayout_leaves_no_segment(client, comm_of):
     with pytest.raises(RuntimeError, match="rank 2 failed"):
         failing.numpy()
     assert segments_gone(tag, failing) == []
+
+
+class _Loop:
+    """The two calls the janitor makes on the scheduler's event loop, recorded."""
+
+    def __init__(self):
+        self.now, self.later = [], []
+
+    def add_callback(self, fn, *args):
+        self.now.append((fn, args))
+
+    def call_later(self, delay, fn, *args):
+        self.later.append((delay, fn, args))
+
+
+@pytest.mark.parametrize(
+    ("start", "again"),
+    [("waiting", True), ("processing", True), ("no-worker", True), ("memory", False)],
+)
+def test_a_relayout_dropped_in_mid_flight_is_swept_again_later(start, again):
+    """A post may end between the sweep and its worker hearing it is unwanted: sweep again."""
+    janitor = _transport.ShmJanitor()
+    scheduler = types.SimpleNamespace(tasks={}, loop=_Loop())
+    janitor.start(scheduler)
+    barrier = f"{_transport.BARRIER_PREFIX}77xabc-tok"
+    janitor.transition(barrier, start, "released")
+    (sweep,) = janitor.pending[None]
+    assert sweep[:2] == ("77xabc", "tok") and len(scheduler.loop.now) == 1
+    if not again:  # done with: every post had ended before the barrier ran
+        assert scheduler.loop.later == []
+        return
+    assert [d for d, _, _ in scheduler.loop.later] == list(janitor.resweep_after)
+    janitor.pending.clear()
+    for _, fn, args in scheduler.loop.later:
+        fn(*args)
+    assert janitor.pending[None] == [sweep, sweep]  # the same moment: a rerun's files stay
+    # wanted again by then (resubmitted): the flush drops the repeated sweeps
+    scheduler.tasks[barrier] = types.SimpleNamespace(state="waiting")
+    assert janitor._wanted(sweep[:2])
