@@ -433,21 +433,24 @@ class ShmJanitor(SchedulerPlugin):
     def _sweep(self, relayout: tuple[str, str], dropped: bool = False) -> None:
         """Sweep ``relayout``'s segments written before now; ``dropped``: again later too.
 
-        A relayout dropped while its posts run (its barrier released before it ran) races
-        them: a post may end after the sweep reached its worker but before the worker
-        heard that the post is no longer wanted, so neither the sweep nor
-        :class:`ShmPostSweeper` sees its files. The same sweep (the same moment: a rerun's
-        newer files stay) is sent again after each of :attr:`resweep_after` seconds, unless
-        the relayout is wanted again by then.
+        A relayout dropped while its posts run or wait on their workers (its barrier
+        released before it ran) races them: a post may start, or end, after the sweep
+        reached its worker and before the worker heard that the post is no longer wanted,
+        so neither the sweep nor :class:`ShmPostSweeper` sees its files. So it is swept
+        again after each of :attr:`resweep_after` seconds, of everything written before
+        that moment, unless the relayout is wanted again by then (:meth:`_flush` checks):
+        nobody else can read its files.
         """
         worker = self.where.pop(relayout, None)
         if self.everywhere:
             worker = None
-        sweep = (*relayout, time.time_ns())
-        self._queue(worker, sweep)
+        self._queue(worker, (*relayout, time.time_ns()))
         if dropped:
             for delay in self.resweep_after:
-                self.scheduler.loop.call_later(delay, self._queue, None, sweep)
+                self.scheduler.loop.call_later(delay, self._resweep, relayout)
+
+    def _resweep(self, relayout: tuple[str, str]) -> None:
+        self._queue(None, (*relayout, time.time_ns()))
 
     def _queue(self, worker: str | None, sweep: tuple) -> None:
         self.pending.setdefault(worker, []).append(sweep)
