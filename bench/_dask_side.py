@@ -18,6 +18,12 @@ def own_copy(a: ht.DNDarray) -> da.Array:
     Dask's optimizations (blockwise fusion included), as a Dask user's array would.
     Each chunk is copied where it is; Dask then places the copies as it likes.
     """
-    (copy,) = dask.persist(a.to_dask().map_blocks(np.copy, dtype=a.dtype))
-    distributed.wait(copy)
+    (copy,) = persisted(a.to_dask().map_blocks(np.copy, dtype=a.dtype))
     return copy
+
+
+def persisted(*arrays: da.Array) -> tuple:
+    """``dask.persist`` and wait until every chunk is in memory (a user's idiom)."""
+    out = dask.persist(*arrays)
+    distributed.wait(out)
+    return out

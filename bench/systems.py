@@ -35,7 +35,7 @@ import dndask as ht
 from dndask import _transport
 
 from . import _rss, algorithms, workloads
-from ._dask_side import own_copy
+from ._dask_side import own_copy, persisted
 
 # ---------------------------------------------------------------------------------------------
 # Measurements inside the workers (run with ``client.run``)
@@ -142,14 +142,7 @@ def persist_together(*arrays: ht.DNDarray) -> tuple:
     ``dask.persist`` together. Their first-level tasks depend on chunks pinned
     to their ranks, so Dask runs them there.
     """
-    return _persisted(*(a.to_dask() for a in arrays))
-
-
-def _persisted(*arrays):
-    """``dask.persist`` and wait until every chunk is in memory (a user's idiom)."""
-    out = dask.persist(*arrays)
-    distributed.wait(out)
-    return out
+    return persisted(*(a.to_dask() for a in arrays))
 
 
 class DndaskSide:
@@ -261,24 +254,22 @@ class DaskSide:
             return self.algorithms.run(w, state)
         if key == "randn":
             chunks = (tuple(w.counts), w.cols)
-            return _persisted(
-                state["rng"].standard_normal(w.shape, dtype=np.float32, chunks=chunks)
-            )
+            return persisted(state["rng"].standard_normal(w.shape, dtype=np.float32, chunks=chunks))
         if key == "redistribute":
-            return _persisted(state["a"].rechunk((tuple(w.target_counts), w.cols)))
+            return persisted(state["a"].rechunk((tuple(w.target_counts), w.cols)))
         if key == "resplit01":
-            return _persisted(state["a"].rechunk((w.rows, tuple(w.col_counts))))
+            return persisted(state["a"].rechunk((w.rows, tuple(w.col_counts))))
         if key == "resplit_none":
-            return _persisted(state["a"].rechunk(w.shape))
+            return persisted(state["a"].rechunk(w.shape))
         if key == "elementwise":
             (value,) = dask.compute(workloads.chain(state["a"]))
             return float(value)
         if key == "matmul":
-            return _persisted(state["a"] @ state["b"])
+            return persisted(state["a"] @ state["b"])
         if key == "tsqr":
-            return _persisted(*da.linalg.tsqr(state["a"]))
+            return persisted(*da.linalg.tsqr(state["a"]))
         if key == "is_split":
-            return _persisted(self._join(state["futures"]))
+            return persisted(self._join(state["futures"]))
         raise KeyError(key)
 
     def _join(self, futures) -> da.Array:
