@@ -27,3 +27,14 @@ def persisted(*arrays: da.Array) -> tuple:
     out = dask.persist(*arrays)
     distributed.wait(out)
     return out
+
+
+def persist_together(*arrays: ht.DNDarray) -> tuple:
+    """Persist several DNDarrays that share a graph in one go, and wait.
+
+    dndask has no public multi-array persist, and ``q.persist_(); r.persist_()``
+    would run TSQR's first level twice; so the DNDarrays' dask arrays go to
+    ``dask.persist`` together. Their first-level tasks depend on chunks pinned
+    to their ranks, so Dask runs them there.
+    """
+    return persisted(*(a.to_dask() for a in arrays))

@@ -24,7 +24,6 @@ from __future__ import annotations
 import dask
 import dask.array as da
 import dask.array.stats
-import distributed
 
 import dndask as ht
 import dndask.cluster
@@ -34,7 +33,7 @@ import dndask.regression
 import dndask.spatial
 
 from . import workloads
-from ._dask_side import own_copy
+from ._dask_side import own_copy, persist_together, persisted
 from ._data import kmeans_init, piece
 
 try:  # optional: the Dask column of k-means and IncrementalPCA
@@ -42,17 +41,6 @@ try:  # optional: the Dask column of k-means and IncrementalPCA
     import dask_ml.decomposition
 except ImportError:  # pragma: no cover (depends on the environment)
     dask_ml = None
-
-
-def _wait(*arrays):
-    """``dask.persist`` and wait (the results stay in the workers' memory)."""
-    out = dask.persist(*arrays)
-    distributed.wait(out)
-    return out
-
-
-def _together(*arrays: ht.DNDarray):
-    return _wait(*(a.to_dask() for a in arrays))
 
 
 class DndaskAlgorithms:
@@ -95,12 +83,12 @@ class DndaskAlgorithms:
                 tol=None,
             ).fit(state["x"])
             assert km.n_iter_ == workloads.KMEANS_ITERATIONS
-            return _together(km.labels_)
+            return persist_together(km.labels_)
         if key == "lasso":
             est = dndask.regression.Lasso(
                 lam=workloads.LASSO_LAM, max_iter=workloads.LASSO_ITERATIONS, tol=None
             ).fit(state["x"], state["y"])
-            return _together(est.theta)
+            return persist_together(est.theta)
         if key == "moments":
             x = state["x"]
             parts = (
@@ -111,16 +99,16 @@ class DndaskAlgorithms:
             )
             return dask.compute(*(p.to_dask() for p in parts))
         if key == "eigh":
-            return _together(*ht.linalg.eigh(state["a"]))
+            return persist_together(*ht.linalg.eigh(state["a"]))
         if key == "polar":
-            return _together(*ht.linalg.polar(state["x"]))
+            return persist_together(*ht.linalg.polar(state["x"]))
         if key == "rsvd":
-            return _together(*ht.linalg.rsvd(state["x"], workloads.RSVD_RANK))
+            return persist_together(*ht.linalg.rsvd(state["x"], workloads.RSVD_RANK))
         if key == "ipca":
             ipca = dndask.decomposition.IncrementalPCA(n_components=workloads.IPCA_COMPONENTS)
             for batch in state["batches"]:
                 ipca.partial_fit(batch)
-            return _together(ipca.components_, ipca.singular_values_, ipca.mean_)
+            return persist_together(ipca.components_, ipca.singular_values_, ipca.mean_)
         if key == "fft":
             return dndask.fft.fft(state["x"], axis=0).persist_(wait=True)
         raise KeyError(key)
@@ -150,7 +138,7 @@ class DaskAlgorithms:
         if key == "cdist":  # the expanded form, as dask-ml's euclidean_distances
             x, y = state["x"], state["y"]
             d2 = (x * x).sum(axis=1)[:, None] + (y * y).sum(axis=1)[None, :] - 2 * (x @ y.T)
-            return _wait(da.sqrt(da.maximum(d2, 0)))
+            return persisted(da.sqrt(da.maximum(d2, 0)))
         if key == "kmeans":
             km = dask_ml.cluster.KMeans(
                 n_clusters=workloads.KMEANS_CLUSTERS,
@@ -158,7 +146,7 @@ class DaskAlgorithms:
                 max_iter=workloads.KMEANS_ITERATIONS,
                 tol=0.0,
             ).fit(state["x"])
-            return _wait(km.labels_)
+            return persisted(km.labels_)
         if key == "moments":
             x = state["x"]
             return dask.compute(
@@ -168,7 +156,7 @@ class DaskAlgorithms:
                 dask.array.stats.kurtosis(x, axis=0),
             )
         if key == "rsvd":
-            return _wait(*da.linalg.svd_compressed(state["x"], workloads.RSVD_RANK, seed=0))
+            return persisted(*da.linalg.svd_compressed(state["x"], workloads.RSVD_RANK, seed=0))
         if key == "ipca":
             ipca = dask_ml.decomposition.IncrementalPCA(n_components=workloads.IPCA_COMPONENTS)
             for batch in state["batches"]:
@@ -178,5 +166,5 @@ class DaskAlgorithms:
             x = state["x"]
             by_cols = x.rechunk((w.rows, tuple(w.col_counts)))
             out = da.fft.fft(by_cols, axis=0).rechunk((tuple(w.counts), w.cols))
-            return _wait(out)
+            return persisted(out)
         raise KeyError(f"Dask offers no counterpart of {key!r}")

@@ -21,6 +21,8 @@ from dask.utils import key_split
 import dndask as ht
 import dndask.fft
 
+from ._dask_side import persist_together
+
 MIB = 2**20
 
 
@@ -115,7 +117,7 @@ if __name__ == "__main__":
 
         def rsvd():
             out = ht.linalg.rsvd(z, 10)
-            return distributed.wait(dask.persist(*(a.to_dask() for a in out)))
+            return persist_together(*out)
 
         measure(client, "rsvd", rsvd, repeats=3)
     trips = RoundTrips(client)
@@ -133,6 +135,6 @@ if __name__ == "__main__":
 
         def run(fn=fn, a=a):
             out = fn(a)
-            return distributed.wait(dask.persist(*(x.to_dask() for x in out)))
+            return persist_together(*out)
 
         measure(client, f"{kind} {n} x {n}", run, trips=trips)

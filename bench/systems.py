@@ -35,7 +35,7 @@ import dndask as ht
 from dndask import _transport
 
 from . import _rss, algorithms, workloads
-from ._dask_side import own_copy, persisted
+from ._dask_side import own_copy, persist_together, persisted
 
 # ---------------------------------------------------------------------------------------------
 # Measurements inside the workers (run with ``client.run``)
@@ -132,17 +132,6 @@ class Result:
 
 # ---------------------------------------------------------------------------------------------
 # The two sides
-
-
-def persist_together(*arrays: ht.DNDarray) -> tuple:
-    """Persist several DNDarrays that share a graph in one go, and wait.
-
-    dndask has no public multi-array persist, and ``q.persist_(); r.persist_()``
-    would run TSQR's first level twice; so the DNDarrays' dask arrays go to
-    ``dask.persist`` together. Their first-level tasks depend on chunks pinned
-    to their ranks, so Dask runs them there.
-    """
-    return persisted(*(a.to_dask() for a in arrays))
 
 
 class DndaskSide:
