@@ -3,7 +3,8 @@
 The algorithm packages (:mod:`dndask.cluster`, :mod:`dndask.preprocessing`, ...) build
 on this module and on dndask's public API only. An estimator keeps its constructor's
 arguments as attributes of the same name (``get_params``/``set_params``), learns in
-``fit`` and sets fitted attributes ending in ``_``.
+``fit`` and sets fitted attributes ending in ``_``. :class:`BaseEstimator`, that parameter
+protocol, is :mod:`dndask._estimator`'s, the one the core's estimators (DMD, DMDc) use too.
 
 A *pass* over a DNDarray (:func:`per_chunk`) runs one task per chunk, on the worker
 that holds it (Dask puts a task where its large input is), and brings the small
@@ -19,7 +20,6 @@ iteration over its persisted data, so its task graph does not grow.
 
 from __future__ import annotations
 
-import inspect
 import numbers
 from collections.abc import Callable
 
@@ -28,6 +28,7 @@ import distributed
 import numpy as np
 
 import dndask as ht
+from dndask._estimator import BaseEstimator
 
 __all__ = [
     "BaseEstimator",
@@ -47,50 +48,6 @@ __all__ = [
     "random_generator",
     "samples_dtype",
 ]
-
-
-class BaseEstimator:
-    """scikit-learn's parameter protocol: the constructor's arguments are the parameters."""
-
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        signature = inspect.signature(cls.__init__)
-        return sorted(
-            name
-            for name, p in signature.parameters.items()
-            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        )
-
-    def get_params(self, deep: bool = True) -> dict:
-        """The estimator's parameters, by name (``deep`` expands nested estimators)."""
-        out = {}
-        for name in self._param_names():
-            value = getattr(self, name)
-            if deep and isinstance(value, BaseEstimator):
-                out.update({f"{name}__{k}": v for k, v in value.get_params().items()})
-            out[name] = value
-        return out
-
-    def set_params(self, **params) -> BaseEstimator:
-        """Set parameters by name; a name the estimator does not have is a ValueError."""
-        valid = self._param_names()
-        for key in params:
-            if key.split("__", 1)[0] not in valid:
-                raise ValueError(
-                    f"`{key}` is not a parameter of {type(self).__name__}; "
-                    f"valid parameters are {valid}"
-                )
-        for key, value in params.items():
-            if "__" in key:
-                outer, inner = key.split("__", 1)
-                getattr(self, outer).set_params(**{inner: value})
-            else:
-                setattr(self, key, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())
-        return f"{type(self).__name__}({args})"
 
 
 class ClassificationMixin:

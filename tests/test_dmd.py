@@ -233,6 +233,8 @@ def test_parameters_and_bad_inputs(comm_of):
         assert repr(model) == f"{cls.__name__}(svd_rank=None, svd_solver='full', svd_tol=None)"
         with pytest.raises(ValueError, match="`rank` is not a parameter of"):
             model.set_params(rank=2)
+        with pytest.raises(ValueError, match="`svd_rank__rank` is not a parameter of"):
+            model.set_params(svd_rank__rank=2)  # svd_rank is no estimator
 
     x_np, _, _, c_np = system(6, 8, control=True)
     x = ht.array(x_np, split=0, comm=comm)

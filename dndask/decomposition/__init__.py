@@ -5,7 +5,10 @@ What lives where:
 - :mod:`._pca`: :class:`PCA` and :class:`IncrementalPCA` (samples in rows).
 - :mod:`._dmd`: :class:`DMD` and :class:`DMDc`, the dynamic mode decomposition without
   and with control (snapshots in columns, Heat's convention for them).
-- :mod:`._params`: the parameter protocol (``get_params``/``set_params``) they share.
+
+DMD and DMDc's parameter protocol (``get_params``/``set_params``) is
+:class:`dndask._estimator.BaseEstimator`, the class :mod:`dndask.base` exports to the
+algorithm layer.
 
 Fitted attributes end in ``_`` and are DNDarrays (counts such as ``n_components_`` and
 ``n_modes_`` are ints).

@@ -26,9 +26,9 @@ import numbers
 import numpy as np
 
 from .. import _dndarray, _factories, _manipulation
+from .._estimator import BaseEstimator
 from .._linalg import hsvd_rank, hsvd_rtol, matmul, rsvd, svd, tensordot
 from .._linalg._tsqr import _swap_last
-from ._params import Params
 
 __all__ = ["DMD", "DMDc"]
 
@@ -168,7 +168,7 @@ def _reduced(a: np.ndarray, comm, dtype) -> tuple[dict, np.ndarray]:
     return fitted, vectors
 
 
-class _Fitted(Params):
+class _Fitted(BaseEstimator):
     """What DMD and DMDc share: the parameters and the fitted reduced operator."""
 
     def __init__(self, svd_solver: str = "full", svd_rank: int | None = None, svd_tol=None):
