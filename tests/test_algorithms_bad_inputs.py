@@ -8,27 +8,19 @@ scikit-learn's conventions ask (the argument named, what was expected, what came
 
 from __future__ import annotations
 
+import functools
+import importlib
+
+import _estimators
 import numpy as np
 import pytest
 
 import dndask as ht
+from dndask.base import BaseEstimator
 from dndask.classification import KNeighborsClassifier
-from dndask.cluster import (
-    BatchParallelKMeans,
-    BatchParallelKMedians,
-    KMeans,
-    KMedians,
-    KMedoids,
-    Spectral,
-)
+from dndask.cluster import KClustering, Spectral
 from dndask.naive_bayes import GaussianNB
-from dndask.preprocessing import (
-    MaxAbsScaler,
-    MinMaxScaler,
-    Normalizer,
-    RobustScaler,
-    StandardScaler,
-)
+from dndask.preprocessing import Normalizer
 from dndask.regression import Lasso
 
 X = np.random.default_rng(3).normal(size=(12, 3))
@@ -36,32 +28,58 @@ LABELS = np.arange(12) % 3
 NAN = X.copy()
 NAN[7, 1] = np.nan
 
+
+ALGORITHM_PACKAGES = (
+    "dndask.classification",
+    "dndask.cluster",
+    "dndask.graph",
+    "dndask.naive_bayes",
+    "dndask.preprocessing",
+    "dndask.regression",
+    "dndask.spatial",
+)
+
+
+def _clusterer(cls):
+    gamma = {"gamma": 0.5} if cls is Spectral else {}
+    return functools.partial(cls, n_clusters=2, random_state=0, **gamma)
+
+
 # name: (constructor, target (None: unsupervised), the attribute fit sets, the method that
 # needs a fit)
 ESTIMATORS = {
-    "KMeans": (lambda: KMeans(n_clusters=2, random_state=0), None, "cluster_centers_", "predict"),
-    "KMedians": (lambda: KMedians(n_clusters=2, random_state=0), None, "cluster_centers_", "predict"),
-    "KMedoids": (lambda: KMedoids(n_clusters=2, random_state=0), None, "cluster_centers_", "predict"),
-    "BatchParallelKMeans": (
-        lambda: BatchParallelKMeans(n_clusters=2, random_state=0), None, "cluster_centers_", "predict"
-    ),
-    "BatchParallelKMedians": (
-        lambda: BatchParallelKMedians(n_clusters=2, random_state=0), None, "cluster_centers_", "predict"
-    ),
-    "Spectral": (lambda: Spectral(n_clusters=2, gamma=0.5, random_state=0), None, "labels_", "predict"),
-    "StandardScaler": (StandardScaler, None, "scale_", "transform"),
-    "MinMaxScaler": (MinMaxScaler, None, "scale_", "transform"),
-    "MaxAbsScaler": (MaxAbsScaler, None, "scale_", "transform"),
-    "RobustScaler": (RobustScaler, None, "scale_", "transform"),
-    "Normalizer": (Normalizer, None, None, "transform"),
+    **{
+        cls.__name__: (_clusterer(cls), None, "cluster_centers_", "predict")
+        for cls in _estimators.CENTER_CLUSTERERS
+    },
+    "Spectral": (_clusterer(Spectral), None, "labels_", "predict"),
+    **{
+        cls.__name__: (cls, None, None if cls is Normalizer else "scale_", "transform")
+        for cls in _estimators.SCALERS
+    },
     "Lasso": (Lasso, "float", "theta", "predict"),
     "GaussianNB": (GaussianNB, "int", "theta_", "predict"),
     "KNeighborsClassifier": (
-        lambda: KNeighborsClassifier(n_neighbors=3), "int", "x_", "predict"
+        functools.partial(KNeighborsClassifier, n_neighbors=3),
+        "int",
+        "x_",
+        "predict",
     ),
-}  # fmt: skip
-CLUSTERERS = ["KMeans", "KMedians", "KMedoids", "BatchParallelKMeans", "BatchParallelKMedians", "Spectral"]  # fmt: skip
+}
+CLUSTERERS = [cls.__name__ for cls in _estimators.CLUSTERERS]
 PREDICTORS = [n for n, (_, _, _, method) in ESTIMATORS.items() if method == "predict"]
+
+
+def test_the_tables_hold_every_estimator():
+    """tests/_estimators.py lists every estimator the algorithm packages export (the abstract
+    KClustering aside), and this file's table follows it."""
+    exported = set()
+    for name in ALGORITHM_PACKAGES:
+        module = importlib.import_module(name)
+        exported |= {getattr(module, n) for n in module.__all__}
+    estimators = {c for c in exported if isinstance(c, type) and issubclass(c, BaseEstimator)}
+    assert estimators - {KClustering} == set(_estimators.ESTIMATORS)
+    assert list(ESTIMATORS) == [cls.__name__ for cls in _estimators.ESTIMATORS]
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _estimators import CENTER_CLUSTERERS
 from sklearn.cluster import KMeans as SKMeans
 from sklearn.metrics import adjusted_rand_score
 
@@ -117,7 +118,7 @@ def test_kmeans_plus_plus_finds_separated_clusters(comm_of):
 def test_empty_ranks_and_float32(comm_of):
     x = np.array([[0.0, 0.0], [10.0, 10.0], [0.5, 0.0]], dtype=np.float32)
     X = ht.array(x, split=0, comm=comm_of(5))  # ranks 3 and 4 hold no rows
-    for cls in (KMeans, KMedians, KMedoids, BatchParallelKMeans, BatchParallelKMedians):
+    for cls in CENTER_CLUSTERERS:
         fitted = cls(n_clusters=2, random_state=3).fit(X)
         labels = fitted.labels_.numpy()
         assert labels[0] == labels[2] != labels[1], cls.__name__

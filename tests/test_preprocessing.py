@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sklearn.preprocessing as skp
+from _estimators import SCALERS
 from conftest import skewed, values_of
 
 import dndask as ht
@@ -18,13 +19,7 @@ from dndask.preprocessing import (
 
 RNG = np.random.default_rng(4)
 DATA = RNG.normal(size=(13, 5)) * [1.0, 2.0, 3.0, 0.5, 0.0] + [0.0, 1.0, -2.0, 5.0, 3.0]
-PAIRS = [
-    (StandardScaler, skp.StandardScaler),
-    (MinMaxScaler, skp.MinMaxScaler),
-    (MaxAbsScaler, skp.MaxAbsScaler),
-    (RobustScaler, skp.RobustScaler),
-    (Normalizer, skp.Normalizer),
-]
+PAIRS = [(ours, getattr(skp, ours.__name__)) for ours in SCALERS]  # scikit-learn's of the name
 
 
 SLOW = pytest.mark.slow
