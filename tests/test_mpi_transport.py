@@ -196,17 +196,20 @@ def test_release_drops_the_generations_before_the_sweep(monkeypatch):
 
 
 # ------------------------------------------------------------------- under mpirun
-def mpirun(*args: str) -> subprocess.CompletedProcess:
+def mpirun(script: str) -> tuple[str, str]:
+    """``script``'s stdout and stderr under ``mpirun -np 6``; it must exit 0 within TIMEOUT."""
     env = {
         **os.environ,
         "DNDASK_INTERFACE": "lo",
         "DNDASK_PROGRESS": "off",
         "PYTHONPATH": str(ROOT),
     }
-    return subprocess.run(
-        [MPIRUN, "-np", "6", sys.executable, *args],
+    result = subprocess.run(
+        [MPIRUN, "-np", "6", sys.executable, script],
         capture_output=True, text=True, timeout=TIMEOUT, env=env, cwd=ROOT,
     )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout, result.stderr
 
 
 needs_mpirun = pytest.mark.skipif(MPIRUN is None, reason="mpirun not installed (pip install mpich)")
@@ -215,9 +218,7 @@ needs_mpirun = pytest.mark.skipif(MPIRUN is None, reason="mpirun not installed (
 @pytest.mark.mpi
 @needs_mpirun
 def test_relayouts_over_mpi_under_mpirun():
-    result = mpirun("tests/mpi/check_mpi_transport.py")
-    out = result.stdout
-    assert result.returncode == 0, out + result.stderr
+    out, err = mpirun("tests/mpi/check_mpi_transport.py")
     assert "values checked (auto): 76" in out and "values checked (sub-comm): 76" in out
     assert "transport: mpi; graph: ['mpi']" in out
     found = re.search(r"bytes: plan (\d+), mpi (\d+), dask data (\d+)", out)
@@ -225,15 +226,13 @@ def test_relayouts_over_mpi_under_mpirun():
     assert plan == mpi > 0 and dask == 0  # Dask's sockets carried none of it
     assert "interleaved, chained and busy relayouts finished" in out
     assert "no posted piece left on any worker" in out
-    assert "Traceback" not in result.stderr
+    assert "Traceback" not in err
 
 
 @pytest.mark.mpi
 @needs_mpirun
 def test_a_rank_lost_during_an_mpi_relayout_is_a_clear_error():
-    result = mpirun("tests/mpi/check_mpi_lost_rank.py")
-    out = result.stdout
-    assert result.returncode == 0, out + result.stderr
+    out, _ = mpirun("tests/mpi/check_mpi_lost_rank.py")
     assert "rank 3 (MPI rank 5) left after the barrier" in out
     assert (
         "rank 3 of an MPI relayout (its pieces on MPI rank 5) is lost: its worker left the "
