@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from _estimators import ALGORITHM_PACKAGES
+
 PACKAGE = Path(__file__).resolve().parent.parent / "dndask"
 
 
@@ -334,20 +336,9 @@ def test_import_dndask_does_not_import_torch():
 # ------------------------------------------------------------------ the algorithm layer
 # Heat's machine-learning packages sit on top of dndask: they use its public API only
 # (``import dndask as ht`` and public modules such as ``dndask.base``), never a private
-# module or a private attribute, so that they could live outside the package.
-ALGORITHMS = (
-    "dndask.base",
-    "dndask.classification",
-    "dndask.cluster",
-    "dndask.graph",
-    "dndask.naive_bayes",
-    "dndask.preprocessing",
-    "dndask.regression",
-    "dndask.spatial",
-    "dndask.utils",
-)
-
-
+# module or a private attribute, so that they could live outside the package. The packages are
+# tests/_estimators.py's ALGORITHM_PACKAGES.
+#
 # The one private module the algorithm layer may import: the parameter protocol it shares with
 # the core's estimators (the core cannot import the layer above it). It imports nothing of dndask,
 # so the algorithm packages still need nothing but dndask's public API and this leaf.
@@ -355,7 +346,7 @@ SHARED_WITH_THE_CORE = ("dndask._estimator",)
 
 
 def _package_of(module: str) -> str | None:
-    return next((p for p in ALGORITHMS if module == p or module.startswith(p + ".")), None)
+    return next((p for p in ALGORITHM_PACKAGES if module == p or module.startswith(p + ".")), None)
 
 
 def _private(module: str) -> bool:
