@@ -46,6 +46,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Sequence
 
 import distributed
@@ -430,12 +431,39 @@ _MAP_FIXED = _mmap_call()
 _POPULATE = [True]  # until the kernel says it cannot (EINVAL: older than 5.14)
 
 
+def _whole_pages(start: int, nbytes: int) -> tuple[int, int]:
+    """The first and the end byte of the whole pages inside ``[start, start + nbytes)``."""
+    return -(-start // PAGE) * PAGE, (start + nbytes) // PAGE * PAGE
+
+
+def _max_map_count() -> int:
+    try:
+        with open("/proc/sys/vm/max_map_count") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 65530  # Linux's default
+
+
+# The kernel caps the mappings of a process (vm.max_map_count, 65530 by default); each
+# mapped piece splits its output's mapping in up to three. The mapped outputs alive in a
+# process may use a quarter of the cap; beyond that, collects copy.
+MAPS_BUDGET = _max_map_count() // 4
+_LIVE_MAPS = [0]  # mappings held by this process's mapped outputs (a lock guards it)
+_LIVE_LOCK = threading.Lock()
+
+
+def _unmapped(count: int) -> None:
+    with _LIVE_LOCK:
+        _LIVE_MAPS[0] -= count
+
+
 def mapped_output(lshape: tuple, dtype: np.dtype, axis: int, spec: Sequence) -> np.ndarray | None:
     """An empty output chunk in its own anonymous mapping, if :func:`collect` can map into it.
 
     ``None`` unless the pieces of ``spec`` are consecutive byte ranges of the output
-    (every axis before ``axis`` has length 1) and one of them spans :data:`MAP_MIN`
-    bytes. The chunk's memory is freed with the chunk (its mapping's last reference).
+    (every axis before ``axis`` has length 1), one of them holds :data:`MAP_MIN` bytes of
+    whole pages, and the process's mapped outputs stay within :data:`MAPS_BUDGET`
+    mappings. The chunk's memory is freed with the chunk (its mapping's last reference).
 
     >>> spec = [("shm", 1, 0, (64, 1024), 0)]
     >>> out = mapped_output((64, 1024), np.dtype("f4"), 0, spec)
@@ -447,10 +475,23 @@ def mapped_output(lshape: tuple, dtype: np.dtype, axis: int, spec: Sequence) -> 
     if any(n != 1 for n in lshape[:axis]) or dtype.hasobject:
         return None
     row = int(np.prod(lshape[axis + 1 :], dtype=np.int64)) * dtype.itemsize
-    if not any(e[0] != "kept" and e[3][axis] * row >= MAP_MIN for e in spec):
-        return None
-    nbytes = int(np.prod(lshape, dtype=np.int64)) * dtype.itemsize
-    region = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE)
+    pieces, at = 0, 0
+    for entry in spec:
+        rows = entry[3] if entry[0] == "kept" else entry[3][axis]
+        first, last = _whole_pages(at * row, rows * row)
+        pieces += entry[0] != "kept" and last - first >= MAP_MIN
+        at += rows
+    maps = 2 * pieces + 1
+    with _LIVE_LOCK:
+        if not pieces or _LIVE_MAPS[0] + maps > MAPS_BUDGET:
+            return None
+        _LIVE_MAPS[0] += maps
+    try:
+        region = mmap.mmap(-1, at * row, flags=mmap.MAP_PRIVATE)
+    except BaseException:
+        _unmapped(maps)
+        raise
+    weakref.finalize(region, _unmapped, maps)
     return np.ndarray(lshape, dtype, buffer=region)
 
 
@@ -462,8 +503,7 @@ def _map_piece(path: str, out: np.ndarray, start: int, nbytes: int, pad: int) ->
     """
     if pad != start % PAGE:
         raise ValueError(f"the segment {path} starts at byte {pad}, not {start % PAGE}")
-    first = -(-start // PAGE) * PAGE  # the piece's first and last whole pages
-    last = (start + nbytes) // PAGE * PAGE
+    first, last = _whole_pages(start, nbytes)
     origin = start - pad  # the output byte at the file's byte 0 (page aligned)
     flat = memoryview(out.reshape(-1).view(np.uint8))
     fd = os.open(path, os.O_RDONLY)

@@ -288,6 +288,30 @@ def test_a_collect_of_columns_copies_and_matches_numpy():
     np.testing.assert_array_equal(out, np.concatenate(pieces, axis=1))
 
 
+@pytest.mark.skipif(_transport._MAP_FIXED is None, reason="no mmap through ctypes (not Linux)")
+def test_mapped_outputs_stay_within_the_process_budget(monkeypatch):
+    """Beyond the budget of mappings a collect copies; a freed output gives its share back."""
+    g = np.random.default_rng(9)
+    pieces = [g.random((n, 1000)).astype(np.float32) for n in (3, 700, 500)]  # 2 mapped
+    live = _transport._LIVE_MAPS[0]
+    monkeypatch.setattr(_transport, "MAPS_BUDGET", live + 5)
+    base = f"{SEGMENT_BASE}-budget"
+    try:
+        first, *_ = _exchange(pieces, 0, base)
+        assert isinstance(first.base, mmap.mmap) and _transport._LIVE_MAPS[0] == live + 5
+        second, *_ = _exchange(pieces, 0, f"{base}-2")
+        assert not isinstance(second.base, mmap.mmap)  # over the budget: copied
+        del first
+        gc.collect()
+        assert _transport._LIVE_MAPS[0] == live
+        third, *_ = _exchange(pieces, 0, f"{base}-3")
+        assert isinstance(third.base, mmap.mmap)
+    finally:
+        _transport.remove_segments(tag=f"{os.getpid()}t")
+    for out in (second, third):
+        np.testing.assert_array_equal(out, np.concatenate(pieces))
+
+
 def test_a_segment_that_starts_at_the_wrong_byte_raises():
     out = _transport.mapped_output((64, 1024), np.dtype("f4"), 0, [("shm", 1, 0, (64, 1024), 0)])
     with pytest.raises(ValueError, match="starts at byte 8, not 0"):
