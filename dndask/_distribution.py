@@ -93,6 +93,27 @@ def _piece_shape(lshape: Sequence[int], index) -> tuple[int, ...]:
     return tuple(len(range(*i.indices(n))) for i, n in zip(index, lshape, strict=True))
 
 
+def _page_offsets(plan: _layout.RelayoutPlan, in_chunks, out_chunks, dtype) -> dict:
+    """``(src, dst)`` -> where the piece starts in ``dst``'s output, in bytes modulo a page.
+
+    0 for every piece of an output whose pieces are not consecutive byte ranges (an axis
+    before the plan's has length > 1): such a collect copies, it does not map
+    (:func:`dndask._transport.mapped_output`).
+    """
+    itemsize = np.dtype(dtype).itemsize
+    pads = {}
+    for r, moves in enumerate(plan.pieces):
+        lshape = _lshape(plan.dst, out_chunks, r)
+        consecutive = all(n == 1 for n in lshape[: plan.axis])
+        row = int(np.prod(lshape[plan.axis + 1 :], dtype=np.int64)) * itemsize
+        at = 0
+        for m in moves:
+            if m.src != r:
+                pads[m.src, r] = at * row % _transport.PAGE if consecutive else 0
+            at += _piece_shape(_lshape(plan.src, in_chunks, m.src), m.index)[plan.axis]
+    return pads
+
+
 def build_shm(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "relayout"):
     """The shared-memory graph of ``plan``: a post per sending rank, a barrier, a collect per rank.
 
@@ -138,11 +159,13 @@ def build_exchange(
     def src_key(rank: int) -> tuple:
         return (x.name, *block_index(src.split, ndim, rank))
 
+    pads = _page_offsets(plan, in_chunks, out_chunks, x.dtype) if transport == "shm" else None
     outgoing: dict[int, list] = {}
     for r, moves in enumerate(plan.pieces):
         for m in moves:
             if m.src != r and m.elements:
-                outgoing.setdefault(m.src, []).append((r, m.index))
+                entry = (r, m.index) if pads is None else (r, m.index, pads[m.src, r])
+                outgoing.setdefault(m.src, []).append(entry)
     dsk: dict = {}
     task_ranks: dict = {}
     for s, out in sorted(outgoing.items()):
@@ -170,8 +193,11 @@ def build_exchange(
             if m.src == r:
                 kept.append(TaskRef(src_key(m.src)))
                 spec.append(("kept", len(kept) - 1, m.index, shape[plan.axis]))
-            else:
+            elif pads is None:
                 spec.append((transport, m.src, r, shape))
+                shm = shm or m.elements > 0
+            else:
+                spec.append((transport, m.src, r, shape, pads.get((m.src, r), 0)))
                 shm = shm or m.elements > 0
         generations = TaskRef(barrier_key) if shm else None
         dsk[out_key] = Task(

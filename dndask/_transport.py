@@ -8,9 +8,12 @@ through files in ``/dev/shm`` instead of Dask's sockets. Its graph (built in
   each outgoing piece once into its own segment and returns metadata (its generation
   and bytes per destination). It never waits for a peer.
 - :func:`barrier`, one task on all posts: their generations, by source rank.
-- :func:`collect`, one task per destination rank (its output chunk), pinned to it: it
-  maps each incoming segment and copies it once into the output; the pieces it keeps
-  (source rank = its rank) come by reference to the source chunk, never through a file.
+- :func:`collect`, one task per destination rank (its output chunk), pinned to it: where
+  its pieces lie one after another in the output's memory (stacked along its first axis)
+  it maps each incoming segment's pages straight into the output, copy-on-write, with no
+  copy at all (:func:`mapped_output`); otherwise it maps each segment and copies it once
+  into place. The pieces it keeps (source rank = its rank) come by reference to the
+  source chunk, never through a file.
 
 A segment is ``/dev/shm/dndask-<tag>-<token>-<src>-<dst>-<generation>``: ``tag`` names
 the cluster's client (:func:`cluster_tag`), ``token`` the relayout, ``generation`` the
@@ -40,8 +43,10 @@ import glob
 import logging
 import mmap
 import os
+import sys
 import threading
 import time
+import weakref
 from collections.abc import Sequence
 
 import distributed
@@ -54,13 +59,15 @@ from ._hosts import SHM_DIR
 
 __all__ = [
     "BARRIER_PREFIX",
+    "MAP_MIN",
     "MPI_MARK",
+    "PAGE",
     "POST_PREFIX",
     "RECEIVED",
-    "WRITTEN",
     "SEGMENT_PREFIX",
     "ShmJanitor",
     "ShmPostSweeper",
+    "WRITTEN",
     "barrier",
     "cluster_tag",
     "collect",
@@ -68,6 +75,7 @@ __all__ = [
     "file_sources",
     "free_bytes",
     "is_control",
+    "mapped_output",
     "post",
     "process_tag",
     "remove_many",
@@ -262,52 +270,57 @@ def vectored(fn, fd: int, iov: np.ndarray, offset: int = 0, batch: int = _IOV_MA
     return moved
 
 
-def _write(path: str, piece: np.ndarray) -> None:
-    """``piece`` into a new file at ``path``: one copy, straight from its (strided) memory."""
+def _write(path: str, piece: np.ndarray, pad: int = 0) -> None:
+    """``piece`` into a new file at ``path`` from byte ``pad`` on: one copy, from its memory.
+
+    ``pad`` is the piece's offset in its destination's output modulo the page size, so
+    that the collect can map the file's pages into the output (:func:`mapped_output`).
+    """
     fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
     try:
         iov = runs(piece) if _PWRITEV is not None else None
         if iov is not None:
-            vectored(_PWRITEV, fd, iov)
+            vectored(_PWRITEV, fd, iov, pad)
             return
-        os.ftruncate(fd, piece.nbytes)
-        with mmap.mmap(fd, piece.nbytes, flags=_SHARED_POPULATED) as m:
-            view = np.frombuffer(m, piece.dtype, piece.size).reshape(piece.shape)
+        os.ftruncate(fd, pad + piece.nbytes)
+        with mmap.mmap(fd, pad + piece.nbytes, flags=_SHARED_POPULATED) as m:
+            view = np.frombuffer(m, piece.dtype, piece.size, pad).reshape(piece.shape)
             view[...] = piece
             del view
     finally:
         os.close(fd)
 
 
-def _read(path: str, target: np.ndarray) -> None:
-    """The segment at ``path`` copied once into ``target`` (a view of the output chunk)."""
+def _read(path: str, target: np.ndarray, pad: int = 0) -> None:
+    """The segment at ``path`` (its piece from byte ``pad`` on) copied once into ``target``."""
     with (
         open(path, "rb") as f,
         mmap.mmap(f.fileno(), 0, flags=_SHARED_POPULATED, prot=mmap.PROT_READ) as m,
     ):
-        seg = np.frombuffer(m, target.dtype, target.size).reshape(target.shape)
+        seg = np.frombuffer(m, target.dtype, target.size, pad).reshape(target.shape)
         target[...] = seg
         del seg
 
 
 def post(chunk: np.ndarray, base: str, src: int, outgoing: Sequence) -> tuple:
-    """Write ``chunk[index]`` for each ``(dst, index)`` of ``outgoing`` into its segment.
+    """Write ``chunk[index]`` for each ``(dst, index, pad)`` of ``outgoing`` into its segment.
 
-    Returns ``(src, generation, {dst: bytes})``; empty pieces get no file. A post
-    that fails unlinks what it wrote; one whose compute was cancelled while it ran has
-    its files unlinked by :class:`ShmPostSweeper` once it ends.
+    ``pad``: where the piece starts in its segment (:func:`_write`). Returns ``(src,
+    generation, {dst: bytes})``; empty pieces get no file. A post that fails unlinks what
+    it wrote; one whose compute was cancelled while it ran has its files unlinked by
+    :class:`ShmPostSweeper` once it ends.
     """
     generation = time.time_ns()
     sent: dict[int, int] = {}
     written: list[str] = []
     try:
-        for dst, index in outgoing:
+        for dst, index, pad in outgoing:
             piece = chunk if index is None else chunk[index]
             sent[dst] = int(piece.nbytes)
             if piece.nbytes:
                 path = _path(base, src, dst, generation)
                 written.append(path)
-                _write(path, piece)
+                _write(path, piece, pad)
     except BaseException:
         for path in written:
             with contextlib.suppress(FileNotFoundError):
@@ -333,14 +346,22 @@ def barrier(*posted: tuple) -> dict[int, int]:
 
 
 def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: int, base: str):
-    """Rank ``dst``'s output chunk: each piece of ``spec`` copied once into place along ``axis``.
+    """Rank ``dst``'s output chunk: the pieces of ``spec`` in place along ``axis``.
 
     ``spec`` entries, in order along ``axis``: ``("kept", i, index, rows)`` (a slice of
-    ``kept[i]``, a source chunk of this rank: no file), or ``("shm", src, dst, shape)``
-    (the segment ``src`` posted for ``dst``). ``generations`` is the barrier's value.
+    ``kept[i]``, a source chunk of this rank: no file), or ``("shm", src, dst, shape, pad)``
+    (the segment ``src`` posted for ``dst``, its piece from byte ``pad`` on).
+    ``generations`` is the barrier's value. Where the pieces lie one after another in the
+    output's memory, the segments' pages are mapped into it (:func:`mapped_output`);
+    otherwise each is copied once into place.
     """
-    out = np.empty(tuple(lshape), dtype=dtype)
-    dtype = out.dtype
+    dtype = np.dtype(dtype)
+    lshape = tuple(lshape)
+    out = mapped_output(lshape, dtype, axis, spec) if _MAP_FIXED is not None else None
+    mapped = out is not None
+    if not mapped:
+        out = np.empty(lshape, dtype=dtype)
+    row = int(np.prod(lshape[axis + 1 :], dtype=np.int64)) * dtype.itemsize  # bytes, if mapped
     at = 0
     received = 0
     for entry in spec:
@@ -348,10 +369,11 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
             _, i, index, rows = entry
             part = kept[i] if index is None else kept[i][index]
         else:
-            _, src, dst, shape = entry
+            _, src, dst, shape, pad = entry
             rows = shape[axis]
             part = None
         where = tuple(slice(at, at + rows) if a == axis else slice(None) for a in range(out.ndim))
+        start = at
         at += rows
         if part is not None:
             out[where] = part
@@ -359,11 +381,161 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
         count = int(np.prod(shape))
         if count == 0:
             continue
-        _read(_path(base, src, dst, generations[src]), out[where])
+        path = _path(base, src, dst, generations[src])
+        if mapped:
+            _map_piece(path, out, start * row, count * dtype.itemsize, pad)
+        else:
+            _read(path, out[where], pad)
         received += count * dtype.itemsize
     if received:
         RECEIVED.append({"start": time.time(), "total": received, "key": base})
     return out
+
+
+# ------------------------------------------------------- mapping segments into the output
+# A collect whose pieces are consecutive byte ranges of its output (stacked along the
+# output's first axis, or an axis after only length-1 ones) maps every page of a segment
+# that lies wholly inside its piece straight into the output with MAP_PRIVATE | MAP_FIXED:
+# no copy, and no fresh output page to fault in (on this VM, fresh memory costs more
+# than the copy itself: docs/performance.md). Copy-on-write keeps the chunk private: a
+# write into it never reaches the file, which a rerun collect may still map. The post
+# wrote each piece from byte ``pad`` = its offset in the output modulo the page size, so
+# file pages and output pages line up; the partial pages at a piece's two ends are read
+# into place. The pages stay after the janitor unlinks the file, until the chunk is freed:
+# an output of this kind holds shared memory (``Shmem`` in /proc/meminfo, counted against
+# /dev/shm's size) rather than anonymous memory.
+PAGE = mmap.PAGESIZE
+MAP_MIN = 64 * PAGE  # a piece maps its pages only if it spans at least this many bytes
+_MADV_POPULATE_READ = 22  # Linux >= 5.14: fill the page table now, not on first touch
+_MAP_FIXED_FLAG = 0x10  # MAP_FIXED on Linux (the mmap module does not export it)
+
+
+def _mmap_call():
+    """C's ``mmap`` and ``madvise`` as ctypes functions, or ``None`` where not available."""
+    if ctypes.sizeof(ctypes.c_void_p) != 8 or not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn, advise = libc.mmap, libc.madvise
+    except (AttributeError, OSError, TypeError):
+        return None
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    fn.argtypes += [ctypes.c_int64]
+    fn.restype = ctypes.c_void_p
+    advise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    advise.restype = ctypes.c_int
+    return fn, advise
+
+
+_MAP_FIXED = _mmap_call()
+_POPULATE = [True]  # until the kernel says it cannot (EINVAL: older than 5.14)
+
+
+def _whole_pages(start: int, nbytes: int) -> tuple[int, int]:
+    """The first and the end byte of the whole pages inside ``[start, start + nbytes)``."""
+    return -(-start // PAGE) * PAGE, (start + nbytes) // PAGE * PAGE
+
+
+def _max_map_count() -> int:
+    try:
+        with open("/proc/sys/vm/max_map_count") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 65530  # Linux's default
+
+
+# The kernel caps the mappings of a process (vm.max_map_count, 65530 by default); each
+# mapped piece splits its output's mapping in up to three. The mapped outputs alive in a
+# process may use a quarter of the cap; beyond that, collects copy.
+MAPS_BUDGET = _max_map_count() // 4
+_LIVE_MAPS = [0]  # mappings held by this process's mapped outputs (a lock guards it)
+_LIVE_LOCK = threading.Lock()
+
+
+def _unmapped(count: int) -> None:
+    with _LIVE_LOCK:
+        _LIVE_MAPS[0] -= count
+
+
+def mapped_output(lshape: tuple, dtype: np.dtype, axis: int, spec: Sequence) -> np.ndarray | None:
+    """An empty output chunk in its own anonymous mapping, if :func:`collect` can map into it.
+
+    ``None`` unless the pieces of ``spec`` are consecutive byte ranges of the output
+    (every axis before ``axis`` has length 1), one of them holds :data:`MAP_MIN` bytes of
+    whole pages, and the process's mapped outputs stay within :data:`MAPS_BUDGET`
+    mappings. The chunk's memory is freed with the chunk (its mapping's last reference).
+
+    >>> spec = [("shm", 1, 0, (64, 1024), 0)]
+    >>> out = mapped_output((64, 1024), np.dtype("f4"), 0, spec)
+    >>> out.shape, out.flags.writeable, isinstance(out.base, mmap.mmap)
+    ((64, 1024), True, True)
+    >>> mapped_output((64, 1024), np.dtype("f4"), 1, spec) is None  # columns: not consecutive
+    True
+    """
+    if any(n != 1 for n in lshape[:axis]) or dtype.hasobject:
+        return None
+    row = int(np.prod(lshape[axis + 1 :], dtype=np.int64)) * dtype.itemsize
+    pieces, at = 0, 0
+    for entry in spec:
+        rows = entry[3] if entry[0] == "kept" else entry[3][axis]
+        first, last = _whole_pages(at * row, rows * row)
+        pieces += entry[0] != "kept" and last - first >= MAP_MIN
+        at += rows
+    maps = 2 * pieces + 1
+    with _LIVE_LOCK:
+        if not pieces or _LIVE_MAPS[0] + maps > MAPS_BUDGET:
+            return None
+        _LIVE_MAPS[0] += maps
+    try:
+        region = mmap.mmap(-1, at * row, flags=mmap.MAP_PRIVATE)
+    except BaseException:
+        _unmapped(maps)
+        raise
+    weakref.finalize(region, _unmapped, maps)
+    return np.ndarray(lshape, dtype, buffer=region)
+
+
+def _map_piece(path: str, out: np.ndarray, start: int, nbytes: int, pad: int) -> None:
+    """Bytes ``[start, start + nbytes)`` of ``out`` (an :func:`mapped_output`) from ``path``.
+
+    The file holds them from byte ``pad`` = ``start % PAGE`` on. Whole pages are mapped,
+    the partial pages at both ends read with ``preadv``; a short piece is read whole.
+    """
+    if pad != start % PAGE:
+        raise ValueError(f"the segment {path} starts at byte {pad}, not {start % PAGE}")
+    first, last = _whole_pages(start, nbytes)
+    origin = start - pad  # the output byte at the file's byte 0 (page aligned)
+    flat = memoryview(out.reshape(-1).view(np.uint8))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if last - first < MAP_MIN:
+            _pread(fd, flat[start : start + nbytes], pad)
+            return
+        _pread(fd, flat[start:first], pad)
+        _pread(fd, flat[last : start + nbytes], last - origin)
+        fn, advise = _MAP_FIXED
+        addr = out.ctypes.data + first
+        prot = mmap.PROT_READ | mmap.PROT_WRITE
+        flags = mmap.MAP_PRIVATE | _MAP_FIXED_FLAG
+        if fn(addr, last - first, prot, flags, fd, first - origin) != addr:
+            err = ctypes.get_errno()
+            raise OSError(err, f"cannot map {path} into the output: {os.strerror(err)}")
+        if _POPULATE[0] and advise(addr, last - first, _MADV_POPULATE_READ) != 0:
+            if ctypes.get_errno() != errno.EINVAL:
+                err = ctypes.get_errno()
+                raise OSError(err, f"cannot read {path} into the output: {os.strerror(err)}")
+            _POPULATE[0] = False  # an older kernel: the pages come in on first touch
+    finally:
+        os.close(fd)
+
+
+def _pread(fd: int, target: memoryview, offset: int) -> None:
+    """Fill ``target`` from ``fd`` at ``offset`` (``OSError`` at an early end of file)."""
+    while len(target):
+        done = os.preadv(fd, [target], offset)
+        if done <= 0:
+            raise OSError(errno.EIO, f"end of file at byte {offset}, {len(target)} short")
+        target, offset = target[done:], offset + done
 
 
 def file_sources(task) -> set[int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import logging
+import mmap
 import os
 import time
 import types
@@ -200,6 +201,123 @@ def test_vectored_goes_on_after_partial_calls(tmp_path, how):
         os.close(fd)
 
 
+# ------------------------------------------------- collects that map the segments' pages
+def _maps_of(path_start: str, out: np.ndarray) -> int:
+    """How many of this process's mappings of files starting ``path_start`` lie in ``out``."""
+    lo, hi = out.ctypes.data, out.ctypes.data + out.nbytes
+    found = 0
+    with open("/proc/self/maps") as f:
+        for line in f:
+            fields = line.split(maxsplit=5)
+            if len(fields) == 6 and fields[5].startswith(path_start):
+                start, end = (int(v, 16) for v in fields[0].split("-"))
+                found += lo <= start and end <= hi
+    return found
+
+
+def _exchange(pieces: list, axis: int, base: str) -> tuple:
+    """``pieces`` (piece 0 kept, the others posted by ranks 1, 2, ...) collected on rank 0.
+
+    The pads are computed here from the output's layout (an independent restatement of
+    the graph's rule): the byte offset of a piece in the output modulo the page size,
+    where the pieces are consecutive byte ranges; 0 elsewhere.
+    """
+    lshape = list(pieces[0].shape)
+    lshape[axis] = sum(p.shape[axis] for p in pieces)
+    consecutive = all(n == 1 for n in lshape[:axis])
+    row = int(np.prod(lshape[axis + 1 :])) * pieces[0].itemsize
+    spec, generations, at = [("kept", 0, None, pieces[0].shape[axis])], {}, pieces[0].shape[axis]
+    for src, piece in enumerate(pieces[1:], start=1):
+        pad = at * row % _transport.PAGE if consecutive else 0
+        _, generations[src], _ = _transport.post(piece, base, src, [(0, None, pad)])
+        spec.append(("shm", src, 0, piece.shape, pad))
+        at += piece.shape[axis]
+    out = _transport.collect(generations, [pieces[0]], spec, lshape, pieces[0].dtype, axis, base)
+    return out, spec, generations, lshape
+
+
+SEGMENT_BASE = os.path.join(_transport.SHM_DIR, f"{_transport.SEGMENT_PREFIX}{os.getpid()}t")
+
+
+@pytest.mark.skipif(_transport._MAP_FIXED is None, reason="no mmap through ctypes (not Linux)")
+@pytest.mark.parametrize(
+    ("rows", "width", "dtype", "axis"),
+    [
+        ([3, 700, 1, 500], 1000, np.float32, 0),  # 4000-byte rows: pieces across page edges
+        ([2, 512, 256], 1024, np.float32, 0),  # whole pages
+        ([0, 900, 0, 333], 777, np.int16, 0),  # odd widths, empty pieces, nothing kept
+        ([5, 1, 2], 100, np.float64, 0),  # every piece under MAP_MIN: all copied
+        ([4, 1300, 700], (1, 123), np.complex64, 1),  # 3-D, stacked after a length-1 axis
+    ],
+)
+def test_a_collect_maps_the_pages_of_its_big_pieces(rows, width, dtype, axis):
+    g = np.random.default_rng(len(rows))
+    shape = (width,) if np.ndim(width) == 0 else width
+    pieces = []
+    for n in rows:
+        full = [*shape[:axis], n, *shape[axis:]] if axis else [n, *shape]
+        pieces.append((g.random(full) * 1000).astype(dtype))
+    base = f"{SEGMENT_BASE}-{len(rows)}-{np.dtype(dtype).char}"
+    try:
+        out, spec, generations, lshape = _exchange(pieces, axis, base)
+        expected = np.concatenate(pieces, axis=axis)
+        np.testing.assert_array_equal(out, expected)
+        big = any(p.nbytes >= _transport.MAP_MIN + 2 * _transport.PAGE for p in pieces[1:])
+        assert isinstance(out.base, mmap.mmap) == big
+        assert (_maps_of(base, out) > 0) == big  # the pages are the segments', not copies
+        out[...] = 0  # copy-on-write: the files keep what the posts wrote
+        again = _transport.collect(generations, [pieces[0]], spec, lshape, dtype, axis, base)
+        np.testing.assert_array_equal(again, expected)
+    finally:
+        _transport.remove_segments(token="", tag=f"{os.getpid()}t")
+    np.testing.assert_array_equal(again, expected)  # the pages outlive their files
+    del again
+    gc.collect()
+
+
+@pytest.mark.skipif(_transport._MAP_FIXED is None, reason="no mmap through ctypes (not Linux)")
+def test_a_collect_of_columns_copies_and_matches_numpy():
+    g = np.random.default_rng(5)
+    pieces = [g.random((300, n)).astype(np.float32) for n in (10, 600, 900)]
+    base = f"{SEGMENT_BASE}-columns"
+    try:
+        out, *_ = _exchange(pieces, 1, base)
+    finally:
+        _transport.remove_segments(tag=f"{os.getpid()}t")
+    assert not isinstance(out.base, mmap.mmap)  # pieces are not consecutive bytes: copied
+    np.testing.assert_array_equal(out, np.concatenate(pieces, axis=1))
+
+
+@pytest.mark.skipif(_transport._MAP_FIXED is None, reason="no mmap through ctypes (not Linux)")
+def test_mapped_outputs_stay_within_the_process_budget(monkeypatch):
+    """Beyond the budget of mappings a collect copies; a freed output gives its share back."""
+    g = np.random.default_rng(9)
+    pieces = [g.random((n, 1000)).astype(np.float32) for n in (3, 700, 500)]  # 2 mapped
+    live = _transport._LIVE_MAPS[0]
+    monkeypatch.setattr(_transport, "MAPS_BUDGET", live + 5)
+    base = f"{SEGMENT_BASE}-budget"
+    try:
+        first, *_ = _exchange(pieces, 0, base)
+        assert isinstance(first.base, mmap.mmap) and _transport._LIVE_MAPS[0] == live + 5
+        second, *_ = _exchange(pieces, 0, f"{base}-2")
+        assert not isinstance(second.base, mmap.mmap)  # over the budget: copied
+        del first
+        gc.collect()
+        assert _transport._LIVE_MAPS[0] == live
+        third, *_ = _exchange(pieces, 0, f"{base}-3")
+        assert isinstance(third.base, mmap.mmap)
+    finally:
+        _transport.remove_segments(tag=f"{os.getpid()}t")
+    for out in (second, third):
+        np.testing.assert_array_equal(out, np.concatenate(pieces))
+
+
+def test_a_segment_that_starts_at_the_wrong_byte_raises():
+    out = _transport.mapped_output((64, 1024), np.dtype("f4"), 0, [("shm", 1, 0, (64, 1024), 0)])
+    with pytest.raises(ValueError, match="starts at byte 8, not 0"):
+        _transport._map_piece("/nonexistent", out, 0, 4096, 8)
+
+
 # ------------------------------------------------------------------ the graph
 @pytest.mark.parametrize("n", [2, 3, 5])
 @pytest.mark.parametrize(("src", "dst"), [(0, 1), (1, 0), (0, None), (None, 1)])
@@ -232,6 +350,35 @@ def test_posts_and_collects_run_on_their_ranks(client, comm_of):
     chunks = {str(k): comm.workers[r] for r, k in enumerate(b._chunk_keys())}
     assert {k: ran.get(k) for k in chunks} == chunks
     np.testing.assert_array_equal(b.numpy(), global_data((8, 12)))
+
+
+def _mapped_chunk(key, dask_worker) -> tuple[bool, bool]:
+    """On a worker: is chunk ``key`` in its own mapping, and does a segment map into it?"""
+    chunk = dask_worker.data[key]
+    return isinstance(chunk.base, mmap.mmap), _maps_of(_transport.SHM_DIR, chunk) > 0
+
+
+@pytest.mark.skipif(_transport._MAP_FIXED is None, reason="no mmap through ctypes (not Linux)")
+@pytest.mark.parametrize(("src", "dst"), [(0, 1), (0, None)])
+def test_a_big_resplit_maps_its_pieces_into_every_output(client, comm_of, src, dst):
+    """Pieces of 300 KiB: each output chunk holds the posts' pages, not a copy."""
+    comm = comm_of(4)
+    data = global_data((4096, 300), np.float32)
+    a = ht.array(data, split=src, comm=comm).persist_(wait=True)
+    lazy = a.resplit(dst, method="shm")  # its graph names the relayout's segments
+    b = lazy.copy().persist_(wait=True)
+    np.testing.assert_array_equal(b.numpy(), data)
+    keys = b._chunk_keys()
+    for rank, key in enumerate(keys):
+        mapped = client.run(_mapped_chunk, key, workers=[comm.workers[rank]])
+        assert list(mapped.values()) == [(True, True)], f"rank {rank}"
+    a.resplit_(dst, method="shm").persist_(wait=True)
+    a[:5] = -1.0  # a write into a mapped chunk stays in that chunk (copy-on-write)
+    expected = data.copy()
+    expected[:5] = -1.0
+    np.testing.assert_array_equal(a.numpy(), expected)
+    np.testing.assert_array_equal(b.numpy(), data)
+    assert segments_gone(_transport.cluster_tag(client), lazy) == []
 
 
 def test_data_goes_by_file_not_by_socket(client, comm_of):
