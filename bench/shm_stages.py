@@ -9,12 +9,14 @@ workload of ``python -m bench``) over the shm transport (:mod:`dndask._transport
   pieces written with ``pwritev`` from the chunk's rows (:func:`dndask._transport.vectored`).
   Then its collect: allocating the output chunk, opening and mapping each incoming segment,
   copying it into place (the output's own page faults included); beside it ``preadv``
-  straight into the output rows. Minimum over ``--repeats``, milliseconds.
+  straight into the output rows, and what the collect does now: the segments' whole pages
+  mapped into the output (:func:`dndask._transport.mapped_output`), no copy. Minimum over
+  ``--repeats``, milliseconds.
 - **the step on the cluster**, from the scheduler's task stream: the wall time, the slowest
   post, the gap from the last post's end to the barrier's start, from the barrier's end to
-  the first collect's start, the slowest collect, and the driver's tail; once with the
-  vectored path and once with the mapping path (switched on the workers by clearing the
-  module's ``pwritev``/``preadv``), interleaved, medians over ``--repeats``.
+  the first collect's start, the slowest collect, and the driver's tail; once with each
+  collect path of :data:`PATHS` (mapped pages, or copies into a fresh output: switched on
+  the workers), interleaved, medians over ``--repeats``.
 
 Example::
 
@@ -118,11 +120,15 @@ def stages(mib: float, ranks: int, repeats: int) -> dict[str, float]:
     if _transport._PWRITEV is not None:
         timed("post (pwritev): total", pwritev)
     unlink()
-    for p, piece in zip(paths, pieces, strict=True):  # the segments the collect reads
+    row_bytes = w.col_counts[1] * 4
+    pads = [i * rows * row_bytes % _transport.PAGE for i in range(len(pieces))]
+    for p, piece, pad in zip(paths, pieces, pads, strict=True):  # the segments the collect reads
         fd = os.open(p, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-        _transport.vectored(_transport._PWRITEV, fd, _transport.runs(piece))
+        _transport.vectored(_transport._PWRITEV, fd, _transport.runs(piece), pad)
         os.close(fd)
     lshape = (w.rows, w.col_counts[1])
+    spec = [("shm", i, 1, q.shape, d) for i, (q, d) in enumerate(zip(pieces, pads, strict=True))]
+    spec.append(("kept", 0, None, w.rows - len(pieces) * rows))  # rows the collect does not map
 
     def alloc() -> None:
         np.empty(lshape, np.float32)
@@ -137,7 +143,7 @@ def stages(mib: float, ranks: int, repeats: int) -> dict[str, float]:
             f = open(p, "rb")  # noqa: SIM115 - timed by stage
             m = mmap.mmap(f.fileno(), 0, flags=_transport._SHARED_POPULATED, prot=mmap.PROT_READ)
             b = time.perf_counter()
-            seg = np.frombuffer(m, np.float32, piece.size).reshape(piece.shape)
+            seg = np.frombuffer(m, np.float32, piece.size, pads[i]).reshape(piece.shape)
             target[i * rows : (i + 1) * rows] = seg  # contiguous rows, as in the output
             del seg
             m.close()
@@ -152,8 +158,15 @@ def stages(mib: float, ranks: int, repeats: int) -> dict[str, float]:
         for i, p in enumerate(paths):
             fd = os.open(p, os.O_RDONLY)
             where = target[i * rows : (i + 1) * rows]
-            _transport.vectored(_PREADV, fd, _transport.runs(where))
+            _transport.vectored(_PREADV, fd, _transport.runs(where), pads[i])
             os.close(fd)
+        return time.perf_counter() - t0
+
+    def collect_mapped() -> float:  # what the collect does now: the segments' pages mapped
+        t0 = time.perf_counter()
+        target = _transport.mapped_output(lshape, np.dtype(np.float32), 0, spec)
+        for i, p in enumerate(paths):
+            _transport._map_piece(p, target, i * rows * row_bytes, rows * row_bytes, pads[i])
         return time.perf_counter() - t0
 
     out["collect: np.empty (no touch)"] = _min_time(alloc, repeats) * MS
@@ -163,13 +176,20 @@ def stages(mib: float, ranks: int, repeats: int) -> dict[str, float]:
     out["collect (mapping): total"] = min(sum(p) for p in parts) * MS
     if _PREADV is not None:
         out["collect (preadv): total"] = _min_time(collect_preadv, repeats) * MS
+    if _transport._MAP_FIXED is not None:
+        out["collect (mapped pages, now): total"] = _min_time(collect_mapped, repeats) * MS
     unlink()
     return out
 
 
-def _set_path(vectored: bool) -> None:
-    """On a worker: the vectored path (``True``) or the mapping path."""
-    _transport._PWRITEV = _transport._libc_call("pwritev") if vectored else None
+# the cluster's A/B: the collect maps the segments' pages into its output (now), or
+# copies each segment into a fresh output (before 2026-12-07); the posts write with pwritev
+PATHS = ("mapped", "copied")
+
+
+def _set_path(path: str) -> None:
+    """On a worker: the collect of ``path`` (one of :data:`PATHS`)."""
+    _transport._MAP_FIXED = _transport._mmap_call() if path == "mapped" else None
 
 
 def timeline(stream: list, t_submitted: float, t_done: float) -> dict[str, float]:
@@ -201,13 +221,13 @@ def timeline(stream: list, t_submitted: float, t_done: float) -> dict[str, float
 
 
 def cluster(client, comm, mib: float, ranks: int, repeats: int) -> dict[str, dict[str, float]]:
-    """Medians of :func:`timeline` with the vectored and the mapping path, interleaved."""
+    """Medians of :func:`timeline` with each collect path of :data:`PATHS`, interleaved."""
     w = workloads.Workload.of("resplit01", mib, ranks)
     side = systems.DndaskSide(comm)
-    runs: dict[str, list[dict]] = {"vectored": [], "mapping": []}
+    runs: dict[str, list[dict]] = {path: [] for path in PATHS}
     for i in range(repeats + 1):  # the first is the warm-up
         for path in runs:
-            client.run(_set_path, path == "vectored")
+            client.run(_set_path, path)
             state = side.prepare(w, seed=i)
             distributed.wait(distributed.futures_of(state["a"].to_dask()))
             with distributed.get_task_stream(client) as ts:
@@ -219,7 +239,7 @@ def cluster(client, comm, mib: float, ranks: int, repeats: int) -> dict[str, dic
             if i:
                 runs[path].append(timeline(ts.data, t_submitted, t_done))
             del out, state
-    client.run(_set_path, True)
+    client.run(_set_path, PATHS[0])
     return {
         path: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for path, rs in runs.items()
     }
@@ -244,8 +264,8 @@ def main(argv=None) -> int:
         try:
             for mib in sizes:
                 res = cluster(client, ht.get_comm(), mib, args.ranks, args.repeats)
-                print(f"\n## {mib:g} MiB on {args.ranks} workers (ms, medians; post path)")
-                names = list(res["vectored"])
+                print(f"\n## {mib:g} MiB on {args.ranks} workers (ms, medians; collect path)")
+                names = list(res[PATHS[0]])
                 print("  " + " | ".join(["path", *names]))
                 for path, r in res.items():
                     print("  " + " | ".join([path, *(f"{r[n]:.1f}" for n in names)]))
