@@ -17,6 +17,8 @@ docs/dask-versions.md says how to raise it.
 - Arrays: :func:`new_array` builds a ``dask.array.Array`` from a graph, with
   or without ``array.query-planning``; :func:`concatenate3` and
   :func:`flatten` assemble computed chunks.
+- Graph rewriting: :func:`retarget` points a layer's references to some keys at
+  other keys (dask's ``convert_legacy_task`` and ``GraphNode.substitute``).
 - Submission: :func:`named_graph` names a graph for ``Client.get``, so Dask
   does not tokenize every task of a graph that is unique to its call.
 - The cluster: :class:`NannyKeepingCluster` (``LocalCluster`` without
@@ -30,7 +32,7 @@ docs/dask-versions.md says how to raise it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 
 import dask
 import dask.array as da
@@ -39,7 +41,7 @@ import distributed
 # dask has no public task-spec API, but its graphs are made of these nodes:
 # linear fusion (``block_fusion``), aliases left by fusion, and references to
 # other keys are only expressible through them.
-from dask._task_spec import Alias, List, Task, TaskRef
+from dask._task_spec import Alias, DataNode, GraphNode, List, Task, TaskRef, convert_legacy_task
 
 # Assembles nested lists of computed blocks into one array, dispatching on the
 # chunk type as Dask's own ``finalize`` does; dask exports no public
@@ -89,6 +91,7 @@ __all__ = [
     "new_array",
     "query_planning",
     "removed_worker",
+    "retarget",
     "scheduler_workers",
     "set_worker_restrictions",
     "top_layers",
@@ -134,6 +137,35 @@ def flatten(nested) -> Iterator:
             yield from flatten(item)
     else:
         yield nested
+
+
+def retarget(tasks: Mapping, subs: Mapping, known: Container) -> dict | None:
+    """``tasks`` (one layer, materialized) with each reference to a key of ``subs`` made
+    to ``subs[key]``; ``None`` if no task refers to one.
+
+    ``known`` is every key of the graph: a legacy (tuple) task's tuple argument is a
+    reference only if it is a key, so the tasks are read as Dask reads them
+    (``convert_legacy_task``) before ``GraphNode.substitute``. Futures stay as they are.
+
+    Examples
+    --------
+    >>> import operator
+    >>> new = retarget({"b": (operator.neg, ("x", 0))}, {("x", 0): "y"}, {"b", ("x", 0)})
+    >>> sorted(new["b"].dependencies)
+    ['y']
+    >>> retarget({"b": (operator.neg, 1)}, {("x", 0): "y"}, {"b", ("x", 0)}) is None
+    True
+    """
+    out, changed = {}, False
+    for key, node in tasks.items():
+        if not isinstance(node, (GraphNode, TaskRef)):
+            node = convert_legacy_task(key, node, known)
+            if not isinstance(node, GraphNode):
+                node = DataNode(key, node)
+        if isinstance(node, GraphNode) and not node.dependencies.isdisjoint(subs):
+            node, changed = node.substitute(subs), True
+        out[key] = node
+    return out if changed else None
 
 
 # ---------------------------------------------------------------- optimization

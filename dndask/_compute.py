@@ -22,7 +22,7 @@ import distributed
 import numpy as np
 from dask.array.optimization import optimize as dask_array_optimize
 from dask.array.utils import meta_from_array
-from dask.highlevelgraph import HighLevelGraph
+from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from dask.optimization import cull
 
 from . import _progress
@@ -34,11 +34,13 @@ from ._compat import (
     flatten,
     install_array_optimizer,
     named_graph,
+    retarget,
     top_layers,
     whole_layer_keys,
 )
 from ._placement import WorkerTable
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
+from ._worker_logs import SPMD_TASK_PREFIXES
 from ._xp import cpu, device_of, to_host
 
 
@@ -103,7 +105,63 @@ def optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
         return cull(dict(dsk), list(wanted))[0]
     culled = dsk.cull(wanted)
     whole = whole_layer_keys(dsk, culled.layers)
-    return dsk.cull(wanted | whole) if not whole <= wanted else culled
+    return direct(dsk.cull(wanted | whole) if not whole <= wanted else culled, wanted)
+
+
+def _rank_results(graph: HighLevelGraph) -> dict[str, dict]:
+    """The layers of ``graph`` whose chunk keys stand for per-rank results held under the
+    results' own keys (an ``is_split`` join of ``ht.per_rank``): layer -> {chunk key: future}.
+
+    Such a layer has no inputs and maps every key to a future of another key, made by
+    per-rank work (the keys of ``_per_rank._submit_each``). Only the first key of each
+    layer without inputs is looked at, so a graph without such a layer costs a glance.
+    """
+    out = {}
+    for name, layer in graph.layers.items():
+        if graph.dependencies.get(name) or not isinstance(layer, MaterializedLayer):
+            continue
+        key, node = next(iter(layer.items()), (None, None))
+        if _stands_for(key, node):
+            out[name] = {k: f for k, f in layer.items() if _stands_for(k, f)}
+    return out
+
+
+def _stands_for(key, node) -> bool:
+    """Whether ``key`` is a name for ``node``, a future of per-rank work under another key."""
+    if not isinstance(node, distributed.Future) or node.key == key:
+        return False
+    target = node.key if isinstance(node.key, str) else str(node.key[0])
+    return target.startswith(SPMD_TASK_PREFIXES)
+
+
+def direct(graph: HighLevelGraph, wanted: set) -> HighLevelGraph:
+    """``graph`` with every reference to a chunk key of an ``is_split`` join made to the
+    per-rank result it stands for, so no task renames the result first.
+
+    An ``is_split`` join of ``ht.per_rank`` results is no task: its array's graph maps
+    chunk key ``r`` to the future of rank ``r``'s result, whose key is another
+    (:func:`_rank_results`). Dask would run an alias task per chunk key to rename
+    it, on every computation. Here the tasks that read a chunk key read the
+    result's key instead, and the chunk key leaves the graph unless it is
+    ``wanted`` (then Dask's alias makes it, as for any requested key). The rewrite
+    is the same in every graph, so a key always means one task.
+    """
+    held = _rank_results(graph)
+    if not held:
+        return graph
+    subs = {k: f.key for chunks in held.values() for k, f in chunks.items()}
+    known = set(subs.values()).union(*(layer.keys() for layer in graph.layers.values()))
+    layers = {}
+    for name, layer in graph.layers.items():
+        if name in held:
+            chunks = held[name]
+            kept = {k: v for k, v in layer.items() if k in wanted or k not in chunks}
+            kept.update({f.key: f for f in chunks.values()})
+            layers[name] = MaterializedLayer(kept, annotations=layer.annotations)
+            continue
+        tasks = retarget(dict(layer), subs, known)
+        layers[name] = layer if tasks is None else MaterializedLayer(tasks, layer.annotations)
+    return HighLevelGraph(layers, graph.dependencies)
 
 
 # The top layer of every dask array a DNDarray has held. A graph that contains one
@@ -266,7 +324,7 @@ def _fresh_outputs(graph: Mapping, keys, table: Mapping, token: str) -> tuple[di
     return dsk, alias(keys), table
 
 
-def _held(graph: Mapping, keys) -> list | None:
+def held(graph: Mapping, keys) -> list | None:
     """The futures that already hold ``keys`` (nested as ``keys``), else ``None``.
 
     A persisted array's graph maps each chunk key to the future holding it
@@ -281,7 +339,7 @@ def _held(graph: Mapping, keys) -> list | None:
     out = []
     for key in keys:
         if isinstance(key, list):
-            inner = _held(graph, key)
+            inner = held(graph, key)
             if inner is None:
                 return None
             out.append(inner)
@@ -327,7 +385,7 @@ def compute(array: da.Array, client: distributed.Client, table: Mapping, comm=No
     """
     ensure_keeper(client)
     on_host = device_of(meta_from_array(array)) == cpu
-    futures = _held(array.__dask_graph__(), array.__dask_keys__()) if on_host else None
+    futures = held(array.__dask_graph__(), array.__dask_keys__()) if on_host else None
     if futures is None:
         graph, keys = _graph_of(array)
         token = fresh_token()
@@ -349,6 +407,8 @@ def run(graph: Mapping, keys: Sequence, client: distributed.Client, table: Mappi
     ``comm``, as :func:`compute` does.
     """
     ensure_keeper(client)
+    if isinstance(graph, HighLevelGraph):
+        graph = direct(graph, set(flatten(list(keys))))
     with _placed(table):
         futures = client.get(graph, list(keys), sync=False)
     with lost_data_explained(client, graph, comm):
@@ -404,16 +464,14 @@ def persist(
     """
     ensure_keeper(client)
     keys = collection.__dask_keys__()
-    held = _held(collection.__dask_graph__(), keys)
-    pairs = zip(flatten(held or []), flatten(keys), strict=False)
-    if held is not None and any(f.key != k for f, k in pairs):
-        held = None  # futures under other keys (per-rank results): persist them as chunk keys
-    if held is None:  # else: persisted already, nothing to run
+    # persisted already (an is_split join's futures may hold other keys): nothing to run
+    futures = held(collection.__dask_graph__(), keys)
+    if futures is None:
         graph, keys = _graph_of(collection)
-        held = _submit(graph, keys, client, table, f"dndask-persist-{fresh_token()}")
-    futures = list(flatten(held))
+        futures = _submit(graph, keys, client, table, f"dndask-persist-{fresh_token()}")
+    futures = list(flatten(futures))
     rebuild, args = collection.__dask_postpersist__()
-    persisted = rebuild({f.key: f for f in futures}, *args)
+    persisted = rebuild(dict(zip(flatten(keys), futures, strict=True)), *args)
     if not wait_ and replicate == 1:
         return persisted
     with lost_data_explained(client, collection.__dask_graph__(), comm):

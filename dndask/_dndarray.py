@@ -198,6 +198,14 @@ class DNDarray(DistributedArray):
             for r in range(self._comm.size)
         ]
 
+    def _chunk_futures(self) -> list | None:
+        """The futures holding the chunks of a persisted array, in :meth:`_chunk_keys` order.
+
+        Their keys are the chunk keys, except for an ``is_split`` join of ``ht.per_rank``
+        results, whose futures keep the results' own keys. ``None`` if not persisted.
+        """
+        return _compute.held(self._array.__dask_graph__(), self._chunk_keys())
+
     @property
     def larray(self) -> torch.Tensor:
         """Rank 0's local chunk as a torch tensor on the chunk's device.

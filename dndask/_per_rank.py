@@ -271,10 +271,10 @@ def join(futures: Sequence[distributed.Future], axis, comm: _comm.Comm, name: st
         counts = None
     else:
         counts = tuple(m[0][axis] for m in metas)
-    # The chunk keys alias the results, each on its rank's worker. Persisting now (submitted,
-    # not waited for) runs those aliases once, so later graphs start from held chunk keys
-    # instead of re-running them in every computation (P tasks and one scheduler hop each).
-    return _wrap_futures(futures, shape, dtype, axis, counts, comm, metas[0][3]).persist_()
+    # The array is persisted as it is made: chunk key r stands for the future of rank r's
+    # result, held by its worker under the result's own key. No task renames it: graphs on
+    # the array read the result's key directly (``_compute.direct``).
+    return _wrap_futures(futures, shape, dtype, axis, counts, comm, metas[0][3])
 
 
 def join_result(pieces: PerRank, axis, name: str = "is_split"):
@@ -394,9 +394,8 @@ def map_local(a: _dndarray.DNDarray, fn: Callable) -> _dndarray.DNDarray:
     """See :meth:`DNDarray.map_local`."""
     if not callable(fn):
         raise TypeError(f"`fn` must be callable, got {type(fn).__name__}")
-    persisted = a.persist(wait=True)
     comm = a.comm
-    chunks = [distributed.Future(k, comm.client) for k in persisted._chunk_keys()]
+    chunks = a.persist(wait=True)._chunk_futures()
     what = "map_local function"
     results, metas = _described(comm, _apply_local, chunks, "map-local", what, fn)
     if a.split is None:

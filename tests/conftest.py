@@ -179,9 +179,10 @@ def holders(client, a: ht.DNDarray) -> list[tuple[str, ...]]:
     ``persist()`` returns before the chunks exist (placement is fixed at submission), so
     the holders are read after waiting for them.
     """
-    distributed.wait(distributed.futures_of(a.to_dask()))
-    who = client.who_has(a.to_dask())
-    return [tuple(who[key]) for key in a._chunk_keys()]
+    futures = a._chunk_futures()  # an is_split join's hold the per-rank results' own keys
+    distributed.wait(futures)
+    who = client.who_has(futures)
+    return [tuple(who[f.key]) for f in futures]
 
 
 class _RunSpecWatch(logging.Handler):

@@ -147,6 +147,26 @@ def test_linear_fusion_fuses_a_plain_task_and_leaves_an_alias():
     np.testing.assert_array_equal(optimized.compute(scheduler="sync"), -np.arange(2))
 
 
+def _pair(a, b):
+    return (a, b)
+
+
+def test_retarget_reads_legacy_and_new_tasks_as_dask_does(client):
+    """References to a key, in a legacy tuple task or a task-spec node, point at another key;
+    a tuple that is no key of the graph stays data; Dask runs the result."""
+    held = client.scatter(5, hash=False)  # stands for a per-rank result under its own key
+    known = {("x", 0), ("y", 0), ("z", 0), held.key}
+    tasks = {
+        ("y", 0): (_pair, ("x", 0), ("q", 0)),  # ("q", 0) is no key of the graph: data
+        ("z", 0): _compat.Task(("z", 0), operator.mul, _compat.TaskRef(("x", 0)), 3),
+    }
+    new = _compat.retarget(tasks, {("x", 0): held.key}, known)
+    assert new[("y", 0)].dependencies == new[("z", 0)].dependencies == {held.key}
+    assert _compat.retarget({("z", 0): (operator.neg, 2)}, {("x", 0): held.key}, known) is None
+    got = client.get({**new, held.key: held}, [("y", 0), ("z", 0)])
+    assert got == [(5, ("q", 0)), 15]
+
+
 def test_array_optimizer_replaces_dask_array_optimization():
     """dask arrays consult the ``array_optimize`` option: dndask's hook rests on it."""
     x, before = _chain(_compat.Task)

@@ -54,6 +54,60 @@ def test_is_split_join_holds_its_chunk_keys_so_later_graphs_start_from_them(clie
     assert not any(k[0] == a.to_dask().name for k in ran if isinstance(k, tuple)), ran
 
 
+@pytest.mark.parametrize("n", [1, 3])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_is_split_join_and_its_persist_run_no_task(client, comm_of, n, axis):
+    """The chunks are the per-rank results under their own keys: no task renames them."""
+    comm = comm_of(n)
+    shape = (2, 3)
+
+    def make(rank):
+        return np.full(tuple(s + rank if a == axis else s for a, s in enumerate(shape)), rank)
+
+    pieces = ht.per_rank(make, comm=comm)
+    with distributed.get_task_stream(client) as stream:
+        a = ht.array(pieces, is_split=axis).persist_(wait=True)
+        b = a.persist(wait=True)
+    assert stream.data == []
+    assert [f.key for f in a._chunk_futures()] == [f.key for f in pieces.futures]
+    assert holders(client, b) == [(w,) for w in comm.workers]
+    assert (b.to_dask().name, b.split) == (a.to_dask().name, axis)
+
+
+def test_graphs_on_a_join_read_the_results_directly(client, comm_of):
+    """Every graph on the join (dndask's ops, Dask's own, hand-built legacy tasks) reads the
+    per-rank results' keys: one task per chunk and operation, none named after the join."""
+    comm = comm_of(3)
+    parts = [np.arange(6.0).reshape(3, 2) * (r + 1) for r in range(3)]
+    pieces = ht.per_rank(lambda rank: parts[rank], comm=comm)
+    a = ht.array(pieces, is_split=0)
+    g = np.concatenate(parts)
+    with distributed.get_task_stream(client) as stream:
+        b = (a * 2 + 1).persist(wait=True)
+    ran = [t["key"] for t in stream.data]
+    assert len(ran) == 3 and all(k[0] == b.to_dask().name for k in ran), ran
+    with distributed.get_task_stream(client) as stream:
+        assert_layout(b, g * 2 + 1, 0, comm)
+        ones = ht.array(np.ones((2, 4)), comm=comm)
+        np.testing.assert_allclose((a @ ones).numpy(), g @ np.ones((2, 4)))
+        np.testing.assert_array_equal(ht.sort(a, axis=0).numpy(), np.sort(g, axis=0))
+        top = ht.topk(a, 2, dim=0)[0].numpy()  # legacy tuple tasks on the join's keys
+        np.testing.assert_array_equal(top, -np.sort(-g, axis=0)[:2])
+        for got, expected in zip(ht.nonzero(a), np.nonzero(g), strict=True):
+            np.testing.assert_array_equal(got.numpy(), expected)
+        assert float(a.sum()) == g.sum()
+        # Dask's own compute and dndask's submit the same task under each key (the suite's
+        # "one key one task" fixture checks it)
+        np.testing.assert_array_equal(da.compute((a + 1).to_dask())[0], g + 1)
+        np.testing.assert_array_equal((a + 1).numpy(), g + 1)
+        shifted = a.map_local(lambda t, rank: t + rank).numpy()
+        np.testing.assert_array_equal(shifted, np.concatenate([p + r for r, p in enumerate(parts)]))
+    name = a.to_dask().name
+    assert not [t["key"] for t in stream.data if t["key"][0] == name]
+    # the join's own chunk keys asked of Dask: an alias makes each, as for any requested key
+    np.testing.assert_array_equal(da.compute(a.to_dask())[0], g)
+
+
 def test_is_split_join_asks_the_workers_nothing(comm_of, monkeypatch):
     """Shapes and dtypes came with per_rank's results: the join is no round trip."""
     comm = comm_of(3)
