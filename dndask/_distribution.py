@@ -10,10 +10,9 @@ an output made of one such piece is an alias of it.
 from __future__ import annotations
 
 import logging
-import math
 import operator
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import dask.array as da
@@ -55,7 +54,7 @@ def build(
         return x, {}
     src, dst, ndim = plan.src, plan.dst, x.ndim
     out_chunks = dst.chunks(plan.shape)
-    name = f"{prefix}-{tokenize(x.name, plan.pieces, out_chunks, dst.split)}"
+    name = f"{prefix}-{tokenize(x.name, *plan_key(plan))}"
     piece_name = f"{name}-piece"
     dsk: dict = {}
     task_ranks: dict = {}
@@ -87,10 +86,116 @@ def _lshape(dist: _layout.Distribution, chunks, rank: int) -> list[int]:
     return [c[rank] if a == dist.split else c[0] for a, c in enumerate(chunks)]
 
 
-def _piece_shape(lshape: Sequence[int], index) -> tuple[int, ...]:
-    if index is None:
-        return tuple(lshape)
-    return tuple(len(range(*i.indices(n))) for i, n in zip(index, lshape, strict=True))
+def plan_key(plan: _layout.RelayoutPlan) -> tuple:
+    """What ``plan`` is a function of (its shape, splits and counts): what its graph's name hashes.
+
+    Hashing these ``O(P)`` values, not the ``P²`` pieces, names a relayout's graph.
+    """
+    src, dst = plan.src, plan.dst
+    return plan.shape, src.split, src.counts, dst.split, dst.counts
+
+
+class Outgoing(Sequence):
+    """A post's list of ``(dst, index)`` pieces (``index`` None: the whole chunk), as columns.
+
+    Iterates as the list :func:`dndask._transport.post` reads. In a graph it is four
+    numpy arrays, not ``P`` tuples of slices that Dask walks one by one when it builds
+    the task and pickles when it sends it.
+    """
+
+    __slots__ = ("dst", "ndim", "sliced", "start", "stop", "whole")
+
+    def __init__(self, dst, start, stop, whole, ndim: int, sliced: int) -> None:
+        self.dst, self.start, self.stop, self.whole = dst, start, stop, whole
+        self.ndim, self.sliced = ndim, sliced
+
+    def __len__(self) -> int:
+        return len(self.dst)
+
+    def __iter__(self):
+        ndim, sliced = self.ndim, self.sliced
+        for r, lo, hi, whole in zip(
+            self.dst.tolist(),
+            self.start.tolist(),
+            self.stop.tolist(),
+            self.whole.tolist(),
+            strict=True,
+        ):
+            yield r, None if whole else _layout.along(ndim, sliced, lo, hi)
+
+    def __getitem__(self, i):
+        return list(self)[i]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+    def __reduce__(self):
+        return type(self), (self.dst, self.start, self.stop, self.whole, self.ndim, self.sliced)
+
+    def __dask_tokenize__(self) -> str:
+        return tokenize(type(self).__name__, *self.__reduce__()[1])
+
+
+class CollectSpec(Sequence):
+    """A collect's ``spec`` for rank ``dst``, as columns: its pieces in order along ``axis``.
+
+    Iterates as the list :func:`dndask._transport.collect` and
+    :func:`dndask._mpi_transport.collect` read: ``("kept", i, index, rows)`` for a piece
+    of ``dst``'s own source chunk (the ``i``-th of the collect's kept chunks; ``index``
+    slices it along ``sliced``, None: whole), else ``(transport, src, dst, shape)``.
+    ``shapes`` is the ``(pieces, ndim)`` table of the pieces' shapes.
+    """
+
+    __slots__ = ("axis", "dst", "shapes", "sliced", "src", "start", "stop", "transport", "whole")
+
+    def __init__(self, transport, dst, src, start, stop, whole, shapes, axis, sliced) -> None:
+        self.transport, self.dst = transport, dst
+        self.src, self.start, self.stop, self.whole = src, start, stop, whole
+        self.shapes, self.axis, self.sliced = shapes, axis, sliced
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def __iter__(self):
+        ndim, axis, sliced, dst = self.shapes.shape[1], self.axis, self.sliced, self.dst
+        kept = 0
+        for s, lo, hi, whole, shape in zip(
+            self.src.tolist(),
+            self.start.tolist(),
+            self.stop.tolist(),
+            self.whole.tolist(),
+            self.shapes.tolist(),
+            strict=True,
+        ):
+            if s == dst:
+                index = None if whole else _layout.along(ndim, sliced, lo, hi)
+                yield "kept", kept, index, shape[axis]
+                kept += 1
+            else:
+                yield self.transport, s, dst, tuple(shape)
+
+    def __getitem__(self, i):
+        return list(self)[i]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+    def __reduce__(self):
+        fields = (self.src, self.start, self.stop, self.whole, self.shapes)
+        return type(self), (self.transport, self.dst, *fields, self.axis, self.sliced)
+
+    def __dask_tokenize__(self) -> str:
+        return tokenize(type(self).__name__, *self.__reduce__()[1])
 
 
 def build_shm(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "relayout"):
@@ -123,8 +228,8 @@ def build_exchange(
     if plan.is_identity:
         return x, {}
     src, dst, ndim = plan.src, plan.dst, x.ndim
-    in_chunks, out_chunks = src.chunks(plan.shape), dst.chunks(plan.shape)
-    token = tokenize(x.name, plan.pieces, out_chunks, dst.split, transport)
+    out_chunks = dst.chunks(plan.shape)
+    token = tokenize(x.name, *plan_key(plan), transport)
     name = f"{prefix}-{token}"
     post_name = f"{_transport.POST_PREFIX}{tag}-{token}"
     barrier_key = f"{_transport.BARRIER_PREFIX}{tag}-{token}"
@@ -138,49 +243,72 @@ def build_exchange(
     def src_key(rank: int) -> tuple:
         return (x.name, *block_index(src.split, ndim, rank))
 
-    outgoing: dict[int, list] = {}
-    for r, moves in enumerate(plan.pieces):
-        for m in moves:
-            if m.src != r and m.elements:
-                outgoing.setdefault(m.src, []).append((r, m.index))
+    t = plan.table
+    sends = (t.src != t.dst) & (t.elements > 0)  # the pieces that go through a post
     dsk: dict = {}
     task_ranks: dict = {}
-    for s, out in sorted(outgoing.items()):
+    # the posts: one per source rank that sends, its pieces in target order
+    rows = np.flatnonzero(sends)
+    rows = rows[np.argsort(t.src[rows], kind="stable")]
+    out_dst, out_start, out_stop, out_whole = (
+        t.dst[rows],
+        t.start[rows],
+        t.stop[rows],
+        t.whole[rows],
+    )
+    out_bounds = np.zeros(src.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(t.src[rows], minlength=src.size), out=out_bounds[1:])
+    senders = np.flatnonzero(np.diff(out_bounds)).tolist()
+    for s in senders:
+        lo, hi = out_bounds[s], out_bounds[s + 1]
+        cut = slice(lo, hi)
+        out = Outgoing(
+            out_dst[cut], out_start[cut], out_stop[cut], out_whole[cut], ndim, plan.sliced
+        )
         key = (post_name, s)  # never fused: it runs on the source's rank
         dsk[key] = SliceTask(key, post_fn, TaskRef(src_key(s)), base, s, out)
         task_ranks[key] = s
-    if outgoing:
-        posts = [TaskRef((post_name, s)) for s in sorted(outgoing)]
+    if senders:
+        posts = [TaskRef((post_name, s)) for s in senders]
         dsk[barrier_key] = SliceTask(barrier_key, _transport.barrier, *posts)
         task_ranks[barrier_key] = 0
-    for r, moves in enumerate(plan.pieces):
+    # the collects: one per target rank, its pieces as columns
+    targets = len(t.bounds) - 1
+    kept_counts = np.bincount(t.dst[t.src == t.dst], minlength=targets).tolist()
+    receives = (np.bincount(t.dst[sends], minlength=targets) > 0).tolist()
+    shapes = plan.piece_shapes()
+    bounds = t.bounds.tolist()
+    for r in range(targets):
         out_key = (name, *block_index(dst.split, ndim, r))
-        lshape = _lshape(dst, out_chunks, r)
-        if not moves:
+        lo, hi = bounds[r], bounds[r + 1]
+        if lo == hi:
+            lshape = _lshape(dst, out_chunks, r)
             dsk[out_key] = Task(out_key, empty, lshape, x.dtype, meta_of(x.dtype, ndim, like=x))
             continue
-        if len(moves) == 1 and moves[0].src == r and moves[0].index is None:
+        if hi - lo == 1 and t.src[lo] == r and t.whole[lo]:
             dsk[out_key] = Alias(out_key, src_key(r))  # the whole chunk stays
             continue
-        kept: list = []
-        spec: list = []
-        shm = False
-        for m in moves:
-            shape = _piece_shape(_lshape(src, in_chunks, m.src), m.index)
-            if m.src == r:
-                kept.append(TaskRef(src_key(m.src)))
-                spec.append(("kept", len(kept) - 1, m.index, shape[plan.axis]))
-            else:
-                spec.append((transport, m.src, r, shape))
-                shm = shm or m.elements > 0
-        generations = TaskRef(barrier_key) if shm else None
+        cut = slice(lo, hi)
+        spec = CollectSpec(
+            transport,
+            r,
+            t.src[cut],
+            t.start[cut],
+            t.stop[cut],
+            t.whole[cut],
+            shapes[cut],
+            plan.axis,
+            plan.sliced,
+        )
+        kept = [TaskRef(src_key(r))] * kept_counts[r]
+        generations = TaskRef(barrier_key) if receives[r] else None
         dsk[out_key] = Task(
             out_key,
             collect_fn,
             generations,
             List(*kept),
             spec,
-            lshape,
+            _lshape(dst, out_chunks, r),
             x.dtype,
             plan.axis,
             base,
@@ -206,22 +334,10 @@ def restore_empty_ranks(x: da.Array, split: int, counts: Sequence[int]) -> da.Ar
     have = tuple(int(c) for c in x.chunks[split])
     if have == tuple(counts):
         return x
-    # the pieces index x's chunks along ``split``; plan them as a redistribution
-    row = math.prod(s for a, s in enumerate(shape) if a != split)
-    pieces = tuple(
-        tuple(
-            _layout.Move(
-                p.src,
-                None if p.whole else _layout.along(x.ndim, split, p.start, p.stop),
-                (p.stop - p.start) * row,
-            )
-            for p in moves
-        )
-        for moves in _layout.plan_redistribution(have, counts)
-    )
+    # the pieces index x's chunks along ``split``: a redistribution between two chunk grids
     src = _layout.Distribution(split, have, _Chunks(len(have)))
     dst = _layout.Distribution(split, tuple(counts), _Chunks(len(counts)))
-    return build(x, _layout.RelayoutPlan(shape, src, dst, pieces, split), pinned=False)[0]
+    return build(x, _layout.plan_pieces(shape, src, dst), pinned=False)[0]
 
 
 def check_method(method: object) -> None:
@@ -267,26 +383,69 @@ class RelayoutReport(NamedTuple):
 
     ``transport`` is ``"mpi"``, ``"shm"``, ``"tasks"``, ``"p2p"`` or ``"none"`` (the same
     chunk grid: nothing moves); ``pairs`` maps ``(source rank, destination rank)`` to bytes, for the
-    pairs that move any (``None`` for ``"p2p"``: Dask plans that move itself).
+    pairs that move any (``None`` for ``"p2p"``: Dask plans that move itself): a
+    :class:`PairBytes` (a dict for ``"none"``).
     """
 
     transport: str
-    pairs: dict | None
+    pairs: Mapping | None
 
     @property
     def moved(self) -> int | None:
         """Bytes that change rank in all."""
-        return None if self.pairs is None else sum(self.pairs.values())
+        if self.pairs is None:
+            return None
+        if isinstance(self.pairs, PairBytes):
+            return self.pairs.total
+        return sum(self.pairs.values())
 
 
-def pair_bytes(plan: _layout.RelayoutPlan, itemsize: int) -> dict:
-    """``(src, dst) -> bytes`` of the pieces of ``plan`` that change rank."""
-    out: dict = {}
-    for r, moves in enumerate(plan.pieces):
-        for m in moves:
-            if m.src != r and m.elements:
-                out[(m.src, r)] = out.get((m.src, r), 0) + m.elements * itemsize
-    return out
+class PairBytes(Mapping):
+    """``(src, dst) -> bytes`` as three columns, one row per pair; a dict once a pair is read.
+
+    The ``P²`` pairs of a change of split stay three numpy arrays until someone reads the
+    mapping (a report, a debug log); :attr:`total` sums them without the dict.
+
+    >>> pairs = PairBytes(np.array([0, 1]), np.array([1, 0]), np.array([8, 16]))
+    >>> pairs[(1, 0)], pairs.total, pairs == {(0, 1): 8, (1, 0): 16}
+    (16, 24, True)
+    """
+
+    __slots__ = ("_bytes", "_dict", "_dst", "_src")
+
+    def __init__(self, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray) -> None:
+        self._src, self._dst, self._bytes = src, dst, nbytes
+        self._dict: dict | None = None
+
+    @property
+    def total(self) -> int:
+        """Bytes of every pair together."""
+        return int(self._bytes.sum())
+
+    def _pairs(self) -> dict:
+        if self._dict is None:
+            keys = zip(self._src.tolist(), self._dst.tolist(), strict=True)
+            self._dict = dict(zip(keys, self._bytes.tolist(), strict=True))
+        return self._dict
+
+    def __getitem__(self, pair):
+        return self._pairs()[pair]
+
+    def __iter__(self):
+        return iter(self._pairs())
+
+    def __len__(self) -> int:
+        return len(self._src)
+
+    def __repr__(self) -> str:
+        return repr(self._pairs())
+
+
+def pair_bytes(plan: _layout.RelayoutPlan, itemsize: int) -> PairBytes:
+    """``(src, dst) -> bytes`` of the pieces of ``plan`` that change rank (one piece per pair)."""
+    t = plan.table
+    moves = (t.src != t.dst) & (t.elements > 0)
+    return PairBytes(t.src[moves], t.dst[moves], t.elements[moves] * itemsize)
 
 
 def _chunk_blocker(x: da.Array) -> str | None:
@@ -436,7 +595,7 @@ def relayout_plan(
         plan = _layout.plan_relayout(shape, src, dst)
         pairs = pair_bytes(plan, x.dtype.itemsize)
         fallback = _by_dask(src, dst, None)
-        if _room_for(sum(pairs.values()), fallback):
+        if _room_for(pairs.total, fallback):
             return RelayoutReport("shm", pairs), plan
         transport = fallback
     if transport == "p2p":
