@@ -217,6 +217,25 @@ def build_mpi(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "
     return build_exchange(x, plan, tag, "mpi", prefix)
 
 
+def _outgoing(plan: _layout.RelayoutPlan, sends: np.ndarray) -> dict[int, Outgoing]:
+    """Each sending rank's post list: its pieces of the mask ``sends``, in target order."""
+    t = plan.table
+    rows = np.flatnonzero(sends)
+    src_of = t.src[rows]
+    # group by source, keeping target order: numpy's stable sort of 16-bit ints is a radix sort
+    keys = src_of.astype(np.uint16) if plan.src.size <= 1 << 16 else src_of
+    rows = rows[np.argsort(keys, kind="stable")]
+    cols = t.dst[rows], t.start[rows], t.stop[rows], t.whole[rows]
+    bounds = np.zeros(plan.src.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src_of, minlength=plan.src.size), out=bounds[1:])
+    ndim, sliced = len(plan.shape), plan.sliced
+    return {
+        s: Outgoing(*(c[lo:hi] for c in cols), ndim, sliced)
+        for s, (lo, hi) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+        if hi > lo
+    }
+
+
 def build_exchange(
     x: da.Array,
     plan: _layout.RelayoutPlan,
@@ -248,26 +267,12 @@ def build_exchange(
     dsk: dict = {}
     task_ranks: dict = {}
     # the posts: one per source rank that sends, its pieces in target order
-    rows = np.flatnonzero(sends)
-    rows = rows[np.argsort(t.src[rows], kind="stable")]
-    out_dst, out_start, out_stop, out_whole = (
-        t.dst[rows],
-        t.start[rows],
-        t.stop[rows],
-        t.whole[rows],
-    )
-    out_bounds = np.zeros(src.size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(t.src[rows], minlength=src.size), out=out_bounds[1:])
-    senders = np.flatnonzero(np.diff(out_bounds)).tolist()
-    for s in senders:
-        lo, hi = out_bounds[s], out_bounds[s + 1]
-        cut = slice(lo, hi)
-        out = Outgoing(
-            out_dst[cut], out_start[cut], out_stop[cut], out_whole[cut], ndim, plan.sliced
-        )
+    outgoing = _outgoing(plan, sends)
+    for s, out in outgoing.items():
         key = (post_name, s)  # never fused: it runs on the source's rank
         dsk[key] = SliceTask(key, post_fn, TaskRef(src_key(s)), base, s, out)
         task_ranks[key] = s
+    senders = list(outgoing)
     if senders:
         posts = [TaskRef((post_name, s)) for s in senders]
         dsk[barrier_key] = SliceTask(barrier_key, _transport.barrier, *posts)
