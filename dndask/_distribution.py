@@ -217,6 +217,14 @@ def build_mpi(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "
     return build_exchange(x, plan, tag, "mpi", prefix)
 
 
+def _block_keys(name: str, split: int | None, ndim: int, ranks: int) -> list[tuple]:
+    """The key of every rank's chunk of array ``name`` (:func:`block_index`'s), in rank order."""
+    if split is None:
+        return [(name, *(0,) * ndim)] * ranks
+    before, after = (0,) * split, (0,) * (ndim - split - 1)
+    return [(name, *before, r, *after) for r in range(ranks)]
+
+
 def _outgoing(plan: _layout.RelayoutPlan, sends: np.ndarray) -> dict[int, Outgoing]:
     """Each sending rank's post list: its pieces of the mask ``sends``, in target order."""
     t = plan.table
@@ -259,9 +267,7 @@ def build_exchange(
         base = _transport.segment_base(tag, token)
         post_fn, collect_fn = _transport.post, _transport.collect
 
-    def src_key(rank: int) -> tuple:
-        return (x.name, *block_index(src.split, ndim, rank))
-
+    src_keys = _block_keys(x.name, src.split, ndim, src.size)
     t = plan.table
     sends = (t.src != t.dst) & (t.elements > 0)  # the pieces that go through a post
     dsk: dict = {}
@@ -270,7 +276,7 @@ def build_exchange(
     outgoing = _outgoing(plan, sends)
     for s, out in outgoing.items():
         key = (post_name, s)  # never fused: it runs on the source's rank
-        dsk[key] = SliceTask(key, post_fn, TaskRef(src_key(s)), base, s, out)
+        dsk[key] = SliceTask(key, post_fn, TaskRef(src_keys[s]), base, s, out)
         task_ranks[key] = s
     senders = list(outgoing)
     if senders:
@@ -283,15 +289,14 @@ def build_exchange(
     receives = (np.bincount(t.dst[sends], minlength=targets) > 0).tolist()
     shapes = plan.piece_shapes()
     bounds = t.bounds.tolist()
-    for r in range(targets):
-        out_key = (name, *block_index(dst.split, ndim, r))
+    for r, out_key in enumerate(_block_keys(name, dst.split, ndim, targets)):
         lo, hi = bounds[r], bounds[r + 1]
         if lo == hi:
             lshape = _lshape(dst, out_chunks, r)
             dsk[out_key] = Task(out_key, empty, lshape, x.dtype, meta_of(x.dtype, ndim, like=x))
             continue
         if hi - lo == 1 and t.src[lo] == r and t.whole[lo]:
-            dsk[out_key] = Alias(out_key, src_key(r))  # the whole chunk stays
+            dsk[out_key] = Alias(out_key, src_keys[r])  # the whole chunk stays
             continue
         cut = slice(lo, hi)
         spec = CollectSpec(
@@ -305,7 +310,7 @@ def build_exchange(
             plan.axis,
             plan.sliced,
         )
-        kept = [TaskRef(src_key(r))] * kept_counts[r]
+        kept = [TaskRef(src_keys[r])] * kept_counts[r]
         generations = TaskRef(barrier_key) if receives[r] else None
         dsk[out_key] = Task(
             out_key,
