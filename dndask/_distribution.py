@@ -148,30 +148,34 @@ class CollectSpec(Sequence):
     :func:`dndask._mpi_transport.collect` read: ``("kept", i, index, rows)`` for a piece
     of ``dst``'s own source chunk (the ``i``-th of the collect's kept chunks; ``index``
     slices it along ``sliced``, None: whole), else ``(transport, src, dst, shape)``.
-    ``shapes`` is the ``(pieces, ndim)`` table of the pieces' shapes.
+    ``lshapes`` is the ``(source ranks, ndim)`` table of the source chunks' shapes: a
+    piece's shape is its source's with rows ``start:stop`` along ``sliced``.
     """
 
-    __slots__ = ("axis", "dst", "shapes", "sliced", "src", "start", "stop", "transport", "whole")
+    __slots__ = ("axis", "dst", "lshapes", "sliced", "src", "start", "stop", "transport", "whole")
 
-    def __init__(self, transport, dst, src, start, stop, whole, shapes, axis, sliced) -> None:
+    def __init__(self, transport, dst, src, start, stop, whole, lshapes, axis, sliced) -> None:
         self.transport, self.dst = transport, dst
         self.src, self.start, self.stop, self.whole = src, start, stop, whole
-        self.shapes, self.axis, self.sliced = shapes, axis, sliced
+        self.lshapes, self.axis, self.sliced = lshapes, axis, sliced
 
     def __len__(self) -> int:
         return len(self.src)
 
     def __iter__(self):
-        ndim, axis, sliced, dst = self.shapes.shape[1], self.axis, self.sliced, self.dst
+        ndim, axis, sliced, dst = self.lshapes.shape[1], self.axis, self.sliced, self.dst
+        lshapes = self.lshapes.tolist()
         kept = 0
-        for s, lo, hi, whole, shape in zip(
+        for s, lo, hi, whole in zip(
             self.src.tolist(),
             self.start.tolist(),
             self.stop.tolist(),
             self.whole.tolist(),
-            self.shapes.tolist(),
             strict=True,
         ):
+            shape = list(lshapes[s])
+            if ndim:
+                shape[sliced] = hi - lo
             if s == dst:
                 index = None if whole else _layout.along(ndim, sliced, lo, hi)
                 yield "kept", kept, index, shape[axis]
@@ -191,7 +195,7 @@ class CollectSpec(Sequence):
         return f"{type(self).__name__}({list(self)!r})"
 
     def __reduce__(self):
-        fields = (self.src, self.start, self.stop, self.whole, self.shapes)
+        fields = (self.src, self.start, self.stop, self.whole, self.lshapes)
         return type(self), (self.transport, self.dst, *fields, self.axis, self.sliced)
 
     def __dask_tokenize__(self) -> str:
@@ -269,7 +273,8 @@ def build_exchange(
 
     src_keys = _block_keys(x.name, src.split, ndim, src.size)
     t = plan.table
-    sends = (t.src != t.dst) & (t.elements > 0)  # the pieces that go through a post
+    kept_rows = t.src == t.dst
+    sends = ~kept_rows & (t.elements > 0)  # the pieces that go through a post
     dsk: dict = {}
     task_ranks: dict = {}
     # the posts: one per source rank that sends, its pieces in target order
@@ -285,9 +290,9 @@ def build_exchange(
         task_ranks[barrier_key] = 0
     # the collects: one per target rank, its pieces as columns
     targets = len(t.bounds) - 1
-    kept_counts = np.bincount(t.dst[t.src == t.dst], minlength=targets).tolist()
+    kept_counts = np.bincount(t.dst[kept_rows], minlength=targets).tolist()
     receives = (np.bincount(t.dst[sends], minlength=targets) > 0).tolist()
-    shapes = plan.piece_shapes()
+    lshapes = src.lshape_map(plan.shape)
     bounds = t.bounds.tolist()
     for r, out_key in enumerate(_block_keys(name, dst.split, ndim, targets)):
         lo, hi = bounds[r], bounds[r + 1]
@@ -306,7 +311,7 @@ def build_exchange(
             t.start[cut],
             t.stop[cut],
             t.whole[cut],
-            shapes[cut],
+            lshapes,
             plan.axis,
             plan.sliced,
         )

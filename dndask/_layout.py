@@ -600,17 +600,6 @@ class RelayoutPlan(NamedTuple):
         """Whether the array stays as it is: the same chunk grid (so every chunk stays put)."""
         return self.src.chunks(self.shape) == self.dst.chunks(self.shape)
 
-    def piece_shapes(self) -> np.ndarray:
-        """The ``(pieces, ndim)`` int64 table of every piece's shape, in the table's order."""
-        t, ndim = self.table, len(self.shape)
-        shapes = np.tile(np.asarray(self.shape, dtype=np.int64), (len(t.src), 1))
-        shapes = shapes.reshape(len(t.src), ndim)
-        if self.src.split is not None:
-            shapes[:, self.src.split] = np.asarray(self.src.counts, dtype=np.int64)[t.src]
-        if ndim:
-            shapes[:, self.sliced] = t.stop - t.start
-        return shapes
-
 
 class Moves(Sequence):
     """:attr:`RelayoutPlan.pieces`: target chunk ``r``'s tuple of :class:`Move`, made when asked."""
