@@ -15,7 +15,7 @@ seconds to build it and materialize every task:
 - ``resplit_`` over shared memory (or MPI: the same graph), the default on one host:
   a post per sending rank, a barrier, a collect per rank (at most ``2P + 1`` tasks);
   built from the same plan (the stand-in ranks are on no host), up to ``shm_max`` ranks:
-  its plan holds all ``P**2`` pieces;
+  its plan holds all ``P**2`` pieces (numpy columns, one row per piece);
 - Dask's own p2p rechunk to the same chunks, the yardstick for ``resplit_``.
 
 ``python -m bench.scaling --ranks 256,1024`` prints the points as a markdown table
@@ -105,7 +105,7 @@ def graph_point(
 
     shm: tuple = (None, None)
     if ranks <= shm_max:
-        shm = timed_graph(shm_graph, x, repeats if ranks <= tasks_max else 1)
+        shm = timed_graph(shm_graph, x, repeats)  # columns, not P² objects: cheap to repeat
     return GraphPoint(ranks, *red, *resplit, *tasks, *p2p, *shm)
 
 
