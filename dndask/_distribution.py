@@ -95,15 +95,61 @@ def plan_key(plan: _layout.RelayoutPlan) -> tuple:
     return plan.shape, src.split, src.counts, dst.split, dst.counts
 
 
-class Outgoing(Sequence):
+class _Columns(Sequence):
+    """A list of tuples kept as numpy columns: the compact argument of a graph task.
+
+    Dask walks a task's list and tuple arguments item by item (looking for references to
+    other tasks) and pickles every item; it leaves this alone. It iterates, indexes and
+    compares as the list it stands for. Subclasses name their constructor's arguments in
+    ``_fields`` and give ``__len__``, ``__iter__`` and ``_entry`` (item ``i`` of ``[0, len)``).
+    """
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def _entry(self, i: int) -> tuple:
+        raise NotImplementedError
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return list(self)[i]
+        n, i = len(self), operator.index(i)
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of range for {n} entries")
+        return self._entry(i % n)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+    def __reduce__(self):
+        return type(self), tuple(getattr(self, f) for f in self._fields)
+
+    def __dask_tokenize__(self) -> str:
+        return tokenize(type(self).__name__, *self.__reduce__()[1])
+
+
+class Outgoing(_Columns):
     """A post's list of ``(dst, index)`` pieces (``index`` None: the whole chunk), as columns.
 
-    Iterates as the list :func:`dndask._transport.post` reads. In a graph it is four
-    numpy arrays, not ``P`` tuples of slices that Dask walks one by one when it builds
-    the task and pickles when it sends it.
+    Iterates as the list :func:`dndask._transport.post` and :func:`dndask._mpi_transport.post`
+    read: piece ``i`` is rows ``start[i]:stop[i]`` along ``sliced`` of the posting rank's
+    chunk, for rank ``dst[i]``. In a graph it is four numpy arrays, not ``P`` tuples of slices.
+
+    >>> whole = np.array([False, True])
+    >>> out = Outgoing(np.array([1, 2]), np.array([0, 2]), np.array([2, 3]), whole, 2, 1)
+    >>> list(out), out[-1]
+    ([(1, (slice(None, None, None), slice(0, 2, None))), (2, None)], (2, None))
     """
 
     __slots__ = ("dst", "ndim", "sliced", "start", "stop", "whole")
+    _fields = ("dst", "start", "stop", "whole", "ndim", "sliced")
 
     def __init__(self, dst, start, stop, whole, ndim: int, sliced: int) -> None:
         self.dst, self.start, self.stop, self.whole = dst, start, stop, whole
@@ -123,25 +169,13 @@ class Outgoing(Sequence):
         ):
             yield r, None if whole else _layout.along(ndim, sliced, lo, hi)
 
-    def __getitem__(self, i):
-        return list(self)[i]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({list(self)!r})"
-
-    def __reduce__(self):
-        return type(self), (self.dst, self.start, self.stop, self.whole, self.ndim, self.sliced)
-
-    def __dask_tokenize__(self) -> str:
-        return tokenize(type(self).__name__, *self.__reduce__()[1])
+    def _entry(self, i: int) -> tuple:
+        lo, hi = int(self.start[i]), int(self.stop[i])
+        index = None if self.whole[i] else _layout.along(self.ndim, self.sliced, lo, hi)
+        return int(self.dst[i]), index
 
 
-class CollectSpec(Sequence):
+class CollectSpec(_Columns):
     """A collect's ``spec`` for rank ``dst``, as columns: its pieces in order along ``axis``.
 
     Iterates as the list :func:`dndask._transport.collect` and
@@ -150,9 +184,15 @@ class CollectSpec(Sequence):
     slices it along ``sliced``, None: whole), else ``(transport, src, dst, shape)``.
     ``lshapes`` is the ``(source ranks, ndim)`` table of the source chunks' shapes: a
     piece's shape is its source's with rows ``start:stop`` along ``sliced``.
+
+    >>> spec = CollectSpec("shm", 1, np.array([0, 1]), np.array([2, 2]), np.array([3, 3]),
+    ...                    np.array([0, 0], bool), np.array([[2, 4], [2, 4]]), 0, 1)
+    >>> spec[0], spec[1]
+    (('shm', 0, 1, (2, 1)), ('kept', 0, (slice(None, None, None), slice(2, 3, None)), 2))
     """
 
     __slots__ = ("axis", "dst", "lshapes", "sliced", "src", "start", "stop", "transport", "whole")
+    _fields = ("transport", "dst", "src", "start", "stop", "whole", "lshapes", "axis", "sliced")
 
     def __init__(self, transport, dst, src, start, stop, whole, lshapes, axis, sliced) -> None:
         self.transport, self.dst = transport, dst
@@ -163,7 +203,6 @@ class CollectSpec(Sequence):
         return len(self.src)
 
     def __iter__(self):
-        ndim, axis, sliced, dst = self.lshapes.shape[1], self.axis, self.sliced, self.dst
         lshapes = self.lshapes.tolist()
         kept = 0
         for s, lo, hi, whole in zip(
@@ -173,33 +212,24 @@ class CollectSpec(Sequence):
             self.whole.tolist(),
             strict=True,
         ):
-            shape = list(lshapes[s])
-            if ndim:
-                shape[sliced] = hi - lo
-            if s == dst:
-                index = None if whole else _layout.along(ndim, sliced, lo, hi)
-                yield "kept", kept, index, shape[axis]
-                kept += 1
-            else:
-                yield self.transport, s, dst, tuple(shape)
+            yield self._piece(s, lo, hi, whole, lshapes[s], kept)
+            kept += s == self.dst
 
-    def __getitem__(self, i):
-        return list(self)[i]
+    def _entry(self, i: int) -> tuple:
+        s = int(self.src[i])
+        kept = int(np.count_nonzero(self.src[:i] == self.dst))
+        lo, hi, whole = int(self.start[i]), int(self.stop[i]), bool(self.whole[i])
+        return self._piece(s, lo, hi, whole, self.lshapes[s].tolist(), kept)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({list(self)!r})"
-
-    def __reduce__(self):
-        fields = (self.src, self.start, self.stop, self.whole, self.lshapes)
-        return type(self), (self.transport, self.dst, *fields, self.axis, self.sliced)
-
-    def __dask_tokenize__(self) -> str:
-        return tokenize(type(self).__name__, *self.__reduce__()[1])
+    def _piece(self, s: int, lo: int, hi: int, whole: bool, lshape: list, kept: int) -> tuple:
+        ndim, sliced = len(lshape), self.sliced
+        shape = list(lshape)
+        if ndim:
+            shape[sliced] = hi - lo
+        if s == self.dst:
+            index = None if whole else _layout.along(ndim, sliced, lo, hi)
+            return "kept", kept, index, shape[self.axis]
+        return self.transport, s, self.dst, tuple(shape)
 
 
 def build_shm(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "relayout"):

@@ -7,6 +7,7 @@ import gc
 import itertools
 import logging
 import os
+import pickle
 import time
 import types
 
@@ -24,6 +25,7 @@ from conftest import (
     values_of,
     wait_until,
 )
+from dask.base import tokenize
 
 import dndask as ht
 from dndask import _distribution, _dndarray, _layout, _mpi_transport, _transport
@@ -293,6 +295,12 @@ def test_the_exchange_graph_runs_the_naive_pieces_through_the_files(n):
                 s: list(p.args[-1]) for s, p in posts.items()
             }
             specs = [list(t.args[2]) for t in collects(added, _transport.collect)]
+            for lists in [p.args[-1] for p in posts.values()] + [
+                t.args[2] for t in collects(added, _transport.collect)
+            ]:  # what a worker gets: the same list, by index, unpickled, and one token
+                assert [lists[i] for i in range(-len(lists), 0)] == list(lists) == lists
+                assert pickle.loads(pickle.dumps(lists)) == list(lists)
+                assert tokenize(lists) == tokenize(pickle.loads(pickle.dumps(lists)))
             mpi_specs = [list(t.args[2]) for t in collects(mpi_added, _mpi_transport.collect)]
             assert mpi_specs == [
                 [("mpi", *e[1:]) if e[0] == "shm" else e for e in spec] for spec in specs
