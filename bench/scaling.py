@@ -15,13 +15,19 @@ seconds to build it and materialize every task:
 - ``resplit_`` over shared memory (or MPI: the same graph), the default on one host:
   a post per sending rank, a barrier, a collect per rank (at most ``2P + 1`` tasks);
   built from the same plan (the stand-in ranks are on no host), up to ``shm_max`` ranks:
-  its plan holds all ``P**2`` pieces;
+  its plan holds all ``P**2`` pieces (numpy columns, one row per piece);
 - Dask's own p2p rechunk to the same chunks, the yardstick for ``resplit_``.
+
+``python -m bench.scaling --ranks 256,1024`` prints the points as a markdown table
+(``python -m bench`` writes the full table into docs/performance.md).
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import gc
+import os
 import time
 from dataclasses import dataclass
 
@@ -99,7 +105,7 @@ def graph_point(
 
     shm: tuple = (None, None)
     if ranks <= shm_max:
-        shm = timed_graph(shm_graph, x, repeats if ranks <= tasks_max else 1)
+        shm = timed_graph(shm_graph, x, repeats)  # columns, not P² objects: cheap to repeat
     return GraphPoint(ranks, *red, *resplit, *tasks, *p2p, *shm)
 
 
@@ -120,3 +126,30 @@ def is_linear(points: list[GraphPoint], slack: float = 1.1) -> bool:
 def resplit_vs_p2p(points: list[GraphPoint]) -> list[tuple[int, float]]:
     """``(ranks, resplit_ tasks / p2p rechunk tasks)`` at every point."""
     return [(p.ranks, p.resplit / p.p2p) for p in points]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ranks", default=",".join(map(str, RANKS)))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--tasks-max", type=int, default=256, help="method='tasks' up to this")
+    parser.add_argument("--shm-max", type=int, default=1024, help="shm/MPI graph up to this")
+    args = parser.parse_args(argv)
+    ranks = [int(r) for r in args.ranks.split(",")]
+    load = os.getloadavg()[0]
+    points = graph_scaling(
+        ranks, tasks_max=args.tasks_max, repeats=args.repeats, shm_max=args.shm_max
+    )
+    names = [f.name for f in dataclasses.fields(GraphPoint)]
+    print("| " + " | ".join(names) + " |")
+    print("|" + "---:|" * len(names))
+    for p in points:
+        cells = (getattr(p, n) for n in names)
+        print("| " + " | ".join("—" if c is None else f"{c:.4g}" for c in cells) + " |")
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"{stamp}, load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -10,10 +10,9 @@ an output made of one such piece is an alias of it.
 from __future__ import annotations
 
 import logging
-import math
 import operator
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import dask.array as da
@@ -55,7 +54,7 @@ def build(
         return x, {}
     src, dst, ndim = plan.src, plan.dst, x.ndim
     out_chunks = dst.chunks(plan.shape)
-    name = f"{prefix}-{tokenize(x.name, plan.pieces, out_chunks, dst.split)}"
+    name = f"{prefix}-{tokenize(x.name, *plan_key(plan))}"
     piece_name = f"{name}-piece"
     dsk: dict = {}
     task_ranks: dict = {}
@@ -87,31 +86,222 @@ def _lshape(dist: _layout.Distribution, chunks, rank: int) -> list[int]:
     return [c[rank] if a == dist.split else c[0] for a, c in enumerate(chunks)]
 
 
-def _piece_shape(lshape: Sequence[int], index) -> tuple[int, ...]:
-    if index is None:
-        return tuple(lshape)
-    return tuple(len(range(*i.indices(n))) for i, n in zip(index, lshape, strict=True))
+def plan_key(plan: _layout.RelayoutPlan) -> tuple:
+    """What ``plan`` is a function of (its shape, splits and counts): what its graph's name hashes.
 
-
-def _page_offsets(plan: _layout.RelayoutPlan, in_chunks, out_chunks, dtype) -> dict:
-    """``(src, dst)`` -> where the piece starts in ``dst``'s output, in bytes modulo a page.
-
-    0 for every piece of an output whose pieces are not consecutive byte ranges (an axis
-    before the plan's has length > 1): such a collect copies, it does not map
-    (:func:`dndask._transport.mapped_output`).
+    Hashing these ``O(P)`` values, not the ``P²`` pieces, names a relayout's graph.
     """
-    itemsize = np.dtype(dtype).itemsize
-    pads = {}
-    for r, moves in enumerate(plan.pieces):
-        lshape = _lshape(plan.dst, out_chunks, r)
-        consecutive = all(n == 1 for n in lshape[: plan.axis])
-        row = int(np.prod(lshape[plan.axis + 1 :], dtype=np.int64)) * itemsize
-        at = 0
-        for m in moves:
-            if m.src != r:
-                pads[m.src, r] = at * row % _transport.PAGE if consecutive else 0
-            at += _piece_shape(_lshape(plan.src, in_chunks, m.src), m.index)[plan.axis]
-    return pads
+    src, dst = plan.src, plan.dst
+    return plan.shape, src.split, src.counts, dst.split, dst.counts
+
+
+class _Columns(Sequence):
+    """A list of tuples kept as numpy columns: the compact argument of a graph task.
+
+    Dask walks a task's list and tuple arguments item by item (looking for references to
+    other tasks) and pickles every item; it leaves this alone. It iterates, indexes and
+    compares as the list it stands for. Subclasses name their constructor's arguments in
+    ``_fields`` and give ``__len__``, ``__iter__`` and ``_entry`` (item ``i`` of ``[0, len)``).
+    """
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def _entry(self, i: int) -> tuple:
+        raise NotImplementedError
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return list(self)[i]
+        n, i = len(self), operator.index(i)
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of range for {n} entries")
+        return self._entry(i % n)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+    def __reduce__(self):
+        return type(self), tuple(getattr(self, f) for f in self._fields)
+
+    def __dask_tokenize__(self) -> str:
+        return tokenize(type(self).__name__, *self.__reduce__()[1])
+
+
+class Outgoing(_Columns):
+    """A post's list of ``(dst, index)`` pieces (``index`` None: the whole chunk), as columns.
+
+    Iterates as the list :func:`dndask._transport.post` and :func:`dndask._mpi_transport.post`
+    read: piece ``i`` is rows ``start[i]:stop[i]`` along ``sliced`` of the posting rank's
+    chunk, for rank ``dst[i]``. In a graph it is four numpy arrays, not ``P`` tuples of slices.
+    With a ``pad`` column (the shm transport's) the entries are ``(dst, index, pad)``.
+
+    >>> whole = np.array([False, True])
+    >>> out = Outgoing(np.array([1, 2]), np.array([0, 2]), np.array([2, 3]), whole, 2, 1)
+    >>> list(out), out[-1]
+    ([(1, (slice(None, None, None), slice(0, 2, None))), (2, None)], (2, None))
+    """
+
+    __slots__ = ("dst", "ndim", "pad", "sliced", "start", "stop", "whole")
+    _fields = ("dst", "start", "stop", "whole", "ndim", "sliced", "pad")
+
+    def __init__(self, dst, start, stop, whole, ndim: int, sliced: int, pad=None) -> None:
+        self.dst, self.start, self.stop, self.whole = dst, start, stop, whole
+        self.ndim, self.sliced, self.pad = ndim, sliced, pad
+
+    def __len__(self) -> int:
+        return len(self.dst)
+
+    def __iter__(self):
+        entries = self._entries()
+        if self.pad is None:
+            return entries
+        return ((*e, pad) for e, pad in zip(entries, self.pad.tolist(), strict=True))
+
+    def _entries(self):
+        ndim, sliced = self.ndim, self.sliced
+        for r, lo, hi, whole in zip(
+            self.dst.tolist(),
+            self.start.tolist(),
+            self.stop.tolist(),
+            self.whole.tolist(),
+            strict=True,
+        ):
+            yield r, None if whole else _layout.along(ndim, sliced, lo, hi)
+
+    def _entry(self, i: int) -> tuple:
+        lo, hi = int(self.start[i]), int(self.stop[i])
+        index = None if self.whole[i] else _layout.along(self.ndim, self.sliced, lo, hi)
+        if self.pad is None:
+            return int(self.dst[i]), index
+        return int(self.dst[i]), index, int(self.pad[i])
+
+
+class CollectSpec(_Columns):
+    """A collect's ``spec`` for rank ``dst``, as columns: its pieces in order along ``axis``.
+
+    Iterates as the list :func:`dndask._transport.collect` and
+    :func:`dndask._mpi_transport.collect` read: ``("kept", i, index, rows)`` for a piece
+    of ``dst``'s own source chunk (the ``i``-th of the collect's kept chunks; ``index``
+    slices it along ``sliced``, None: whole), else ``(transport, src, dst, shape)``, with
+    ``pad`` appended where there is a ``pad`` column (the shm transport's).
+    ``lshapes`` is the ``(source ranks, ndim)`` table of the source chunks' shapes: a
+    piece's shape is its source's with rows ``start:stop`` along ``sliced``.
+
+    >>> spec = CollectSpec("shm", 1, np.array([0, 1]), np.array([2, 2]), np.array([3, 3]),
+    ...                    np.array([0, 0], bool), np.array([[2, 4], [2, 4]]), 0, 1)
+    >>> spec[0], spec[1]
+    (('shm', 0, 1, (2, 1)), ('kept', 0, (slice(None, None, None), slice(2, 3, None)), 2))
+    """
+
+    __slots__ = (
+        "axis",
+        "dst",
+        "lshapes",
+        "pad",
+        "sliced",
+        "src",
+        "start",
+        "stop",
+        "transport",
+        "whole",
+    )
+    _fields = (
+        "transport",
+        "dst",
+        "src",
+        "start",
+        "stop",
+        "whole",
+        "lshapes",
+        "axis",
+        "sliced",
+        "pad",
+    )
+
+    def __init__(
+        self, transport, dst, src, start, stop, whole, lshapes, axis, sliced, pad=None
+    ) -> None:
+        self.transport, self.dst = transport, dst
+        self.src, self.start, self.stop, self.whole = src, start, stop, whole
+        self.lshapes, self.axis, self.sliced, self.pad = lshapes, axis, sliced, pad
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def __iter__(self):
+        lshapes = self.lshapes.tolist()
+        pads = [None] * len(self) if self.pad is None else self.pad.tolist()
+        kept = 0
+        for s, lo, hi, whole, pad in zip(
+            self.src.tolist(),
+            self.start.tolist(),
+            self.stop.tolist(),
+            self.whole.tolist(),
+            pads,
+            strict=True,
+        ):
+            yield self._piece(s, lo, hi, whole, lshapes[s], kept, pad)
+            kept += s == self.dst
+
+    def _entry(self, i: int) -> tuple:
+        s = int(self.src[i])
+        kept = int(np.count_nonzero(self.src[:i] == self.dst))
+        lo, hi, whole = int(self.start[i]), int(self.stop[i]), bool(self.whole[i])
+        pad = None if self.pad is None else int(self.pad[i])
+        return self._piece(s, lo, hi, whole, self.lshapes[s].tolist(), kept, pad)
+
+    def _piece(
+        self, s: int, lo: int, hi: int, whole: bool, lshape: list, kept: int, pad: int | None
+    ) -> tuple:
+        ndim, sliced = len(lshape), self.sliced
+        shape = list(lshape)
+        if ndim:
+            shape[sliced] = hi - lo
+        if s == self.dst:
+            index = None if whole else _layout.along(ndim, sliced, lo, hi)
+            return "kept", kept, index, shape[self.axis]
+        if pad is None:
+            return self.transport, s, self.dst, tuple(shape)
+        return self.transport, s, self.dst, tuple(shape), pad
+
+
+def page_offsets(plan: _layout.RelayoutPlan, itemsize: int) -> np.ndarray:
+    """Per piece of ``plan.table``: where it starts in its target's output, in bytes modulo a page.
+
+    0 for the pieces of an output that are not consecutive byte ranges (an axis before
+    the plan's has length > 1): such a collect copies, it does not map
+    (:func:`dndask._transport.mapped_output`).
+
+    >>> from dndask._comm import Comm
+    >>> two = Comm(["tcp://a:1", "tcp://b:1"])
+    >>> src, dst = _layout.Distribution(0, (2, 3), two), _layout.Distribution(1, (512, 512), two)
+    >>> page_offsets(_layout.plan_pieces((5, 1024), src, dst), 4).tolist()  # 2 KiB rows
+    [0, 0, 0, 0]
+    >>> page_offsets(_layout.plan_pieces((5, 1024), src, dst), 2).tolist()  # 1 KiB rows
+    [0, 2048, 0, 2048]
+    """
+    t, axis = plan.table, plan.axis
+    if not len(t.src):
+        return np.zeros(0, dtype=np.int64)
+    dst = plan.dst.lshape_map(plan.shape)[: len(t.bounds) - 1]
+    src = plan.src.lshape_map(plan.shape)
+    rows = src[t.src, axis].copy()  # each piece's extent along the axis the output stacks
+    if axis == plan.sliced:
+        rows = t.stop - t.start
+    before = np.cumsum(rows) - rows  # rows of every earlier piece, then of earlier targets
+    first = np.minimum(t.bounds[:-1], len(before) - 1)  # a target without pieces repeats 0 times
+    before -= np.repeat(before[first], np.diff(t.bounds))
+    row_bytes = np.prod(dst[:, axis + 1 :], axis=1, dtype=np.int64) * itemsize
+    consecutive = np.all(dst[:, :axis] == 1, axis=1)
+    return np.where(consecutive[t.dst], before * row_bytes[t.dst] % _transport.PAGE, 0)
 
 
 def build_shm(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "relayout"):
@@ -133,6 +323,39 @@ def build_mpi(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "
     return build_exchange(x, plan, tag, "mpi", prefix)
 
 
+def _block_keys(name: str, split: int | None, ndim: int, ranks: int) -> list[tuple]:
+    """The key of every rank's chunk of array ``name`` (:func:`block_index`'s), in rank order."""
+    if split is None:
+        return [(name, *(0,) * ndim)] * ranks
+    before, after = (0,) * split, (0,) * (ndim - split - 1)
+    return [(name, *before, r, *after) for r in range(ranks)]
+
+
+def _outgoing(
+    plan: _layout.RelayoutPlan, sends: np.ndarray, pads: np.ndarray | None = None
+) -> dict[int, Outgoing]:
+    """Each sending rank's post list: its pieces of the mask ``sends``, in target order.
+
+    ``pads``: the :func:`page_offsets` of the table's pieces (the shm transport's), else None.
+    """
+    t = plan.table
+    rows = np.flatnonzero(sends)
+    src_of = t.src[rows]
+    # group by source, keeping target order: numpy's stable sort of 16-bit ints is a radix sort
+    keys = src_of.astype(np.uint16) if plan.src.size <= 1 << 16 else src_of
+    rows = rows[np.argsort(keys, kind="stable")]
+    cols = t.dst[rows], t.start[rows], t.stop[rows], t.whole[rows]
+    pad = None if pads is None else pads[rows]
+    bounds = np.zeros(plan.src.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src_of, minlength=plan.src.size), out=bounds[1:])
+    ndim, sliced = len(plan.shape), plan.sliced
+    return {
+        s: Outgoing(*(c[lo:hi] for c in cols), ndim, sliced, None if pad is None else pad[lo:hi])
+        for s, (lo, hi) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+        if hi > lo
+    }
+
+
 def build_exchange(
     x: da.Array,
     plan: _layout.RelayoutPlan,
@@ -144,8 +367,8 @@ def build_exchange(
     if plan.is_identity:
         return x, {}
     src, dst, ndim = plan.src, plan.dst, x.ndim
-    in_chunks, out_chunks = src.chunks(plan.shape), dst.chunks(plan.shape)
-    token = tokenize(x.name, plan.pieces, out_chunks, dst.split, transport)
+    out_chunks = dst.chunks(plan.shape)
+    token = tokenize(x.name, *plan_key(plan), transport)
     name = f"{prefix}-{token}"
     post_name = f"{_transport.POST_PREFIX}{tag}-{token}"
     barrier_key = f"{_transport.BARRIER_PREFIX}{tag}-{token}"
@@ -156,57 +379,61 @@ def build_exchange(
         base = _transport.segment_base(tag, token)
         post_fn, collect_fn = _transport.post, _transport.collect
 
-    def src_key(rank: int) -> tuple:
-        return (x.name, *block_index(src.split, ndim, rank))
-
-    pads = _page_offsets(plan, in_chunks, out_chunks, x.dtype) if transport == "shm" else None
-    outgoing: dict[int, list] = {}
-    for r, moves in enumerate(plan.pieces):
-        for m in moves:
-            if m.src != r and m.elements:
-                entry = (r, m.index) if pads is None else (r, m.index, pads[m.src, r])
-                outgoing.setdefault(m.src, []).append(entry)
+    src_keys = _block_keys(x.name, src.split, ndim, src.size)
+    t = plan.table
+    kept_rows = t.src == t.dst
+    sends = ~kept_rows & (t.elements > 0)  # the pieces that go through a post
+    pads = page_offsets(plan, x.dtype.itemsize) if transport == "shm" else None
     dsk: dict = {}
     task_ranks: dict = {}
-    for s, out in sorted(outgoing.items()):
+    # the posts: one per source rank that sends, its pieces in target order
+    outgoing = _outgoing(plan, sends, pads)
+    for s, out in outgoing.items():
         key = (post_name, s)  # never fused: it runs on the source's rank
-        dsk[key] = SliceTask(key, post_fn, TaskRef(src_key(s)), base, s, out)
+        dsk[key] = SliceTask(key, post_fn, TaskRef(src_keys[s]), base, s, out)
         task_ranks[key] = s
-    if outgoing:
-        posts = [TaskRef((post_name, s)) for s in sorted(outgoing)]
+    senders = list(outgoing)
+    if senders:
+        posts = [TaskRef((post_name, s)) for s in senders]
         dsk[barrier_key] = SliceTask(barrier_key, _transport.barrier, *posts)
         task_ranks[barrier_key] = 0
-    for r, moves in enumerate(plan.pieces):
-        out_key = (name, *block_index(dst.split, ndim, r))
-        lshape = _lshape(dst, out_chunks, r)
-        if not moves:
+    # the collects: one per target rank, its pieces as columns
+    targets = len(t.bounds) - 1
+    kept_counts = np.bincount(t.dst[kept_rows], minlength=targets).tolist()
+    receives = (np.bincount(t.dst[sends], minlength=targets) > 0).tolist()
+    lshapes = src.lshape_map(plan.shape)
+    bounds = t.bounds.tolist()
+    for r, out_key in enumerate(_block_keys(name, dst.split, ndim, targets)):
+        lo, hi = bounds[r], bounds[r + 1]
+        if lo == hi:
+            lshape = _lshape(dst, out_chunks, r)
             dsk[out_key] = Task(out_key, empty, lshape, x.dtype, meta_of(x.dtype, ndim, like=x))
             continue
-        if len(moves) == 1 and moves[0].src == r and moves[0].index is None:
-            dsk[out_key] = Alias(out_key, src_key(r))  # the whole chunk stays
+        if hi - lo == 1 and t.src[lo] == r and t.whole[lo]:
+            dsk[out_key] = Alias(out_key, src_keys[r])  # the whole chunk stays
             continue
-        kept: list = []
-        spec: list = []
-        shm = False
-        for m in moves:
-            shape = _piece_shape(_lshape(src, in_chunks, m.src), m.index)
-            if m.src == r:
-                kept.append(TaskRef(src_key(m.src)))
-                spec.append(("kept", len(kept) - 1, m.index, shape[plan.axis]))
-            elif pads is None:
-                spec.append((transport, m.src, r, shape))
-                shm = shm or m.elements > 0
-            else:
-                spec.append((transport, m.src, r, shape, pads.get((m.src, r), 0)))
-                shm = shm or m.elements > 0
-        generations = TaskRef(barrier_key) if shm else None
+        cut = slice(lo, hi)
+        spec = CollectSpec(
+            transport,
+            r,
+            t.src[cut],
+            t.start[cut],
+            t.stop[cut],
+            t.whole[cut],
+            lshapes,
+            plan.axis,
+            plan.sliced,
+            None if pads is None else pads[cut],
+        )
+        kept = [TaskRef(src_keys[r])] * kept_counts[r]
+        generations = TaskRef(barrier_key) if receives[r] else None
         dsk[out_key] = Task(
             out_key,
             collect_fn,
             generations,
             List(*kept),
             spec,
-            lshape,
+            _lshape(dst, out_chunks, r),
             x.dtype,
             plan.axis,
             base,
@@ -232,22 +459,10 @@ def restore_empty_ranks(x: da.Array, split: int, counts: Sequence[int]) -> da.Ar
     have = tuple(int(c) for c in x.chunks[split])
     if have == tuple(counts):
         return x
-    # the pieces index x's chunks along ``split``; plan them as a redistribution
-    row = math.prod(s for a, s in enumerate(shape) if a != split)
-    pieces = tuple(
-        tuple(
-            _layout.Move(
-                p.src,
-                None if p.whole else _layout.along(x.ndim, split, p.start, p.stop),
-                (p.stop - p.start) * row,
-            )
-            for p in moves
-        )
-        for moves in _layout.plan_redistribution(have, counts)
-    )
+    # the pieces index x's chunks along ``split``: a redistribution between two chunk grids
     src = _layout.Distribution(split, have, _Chunks(len(have)))
     dst = _layout.Distribution(split, tuple(counts), _Chunks(len(counts)))
-    return build(x, _layout.RelayoutPlan(shape, src, dst, pieces, split), pinned=False)[0]
+    return build(x, _layout.plan_pieces(shape, src, dst), pinned=False)[0]
 
 
 def check_method(method: object) -> None:
@@ -293,26 +508,69 @@ class RelayoutReport(NamedTuple):
 
     ``transport`` is ``"mpi"``, ``"shm"``, ``"tasks"``, ``"p2p"`` or ``"none"`` (the same
     chunk grid: nothing moves); ``pairs`` maps ``(source rank, destination rank)`` to bytes, for the
-    pairs that move any (``None`` for ``"p2p"``: Dask plans that move itself).
+    pairs that move any (``None`` for ``"p2p"``: Dask plans that move itself): a
+    :class:`PairBytes` (a dict for ``"none"``).
     """
 
     transport: str
-    pairs: dict | None
+    pairs: Mapping | None
 
     @property
     def moved(self) -> int | None:
         """Bytes that change rank in all."""
-        return None if self.pairs is None else sum(self.pairs.values())
+        if self.pairs is None:
+            return None
+        if isinstance(self.pairs, PairBytes):
+            return self.pairs.total
+        return sum(self.pairs.values())
 
 
-def pair_bytes(plan: _layout.RelayoutPlan, itemsize: int) -> dict:
-    """``(src, dst) -> bytes`` of the pieces of ``plan`` that change rank."""
-    out: dict = {}
-    for r, moves in enumerate(plan.pieces):
-        for m in moves:
-            if m.src != r and m.elements:
-                out[(m.src, r)] = out.get((m.src, r), 0) + m.elements * itemsize
-    return out
+class PairBytes(Mapping):
+    """``(src, dst) -> bytes`` as three columns, one row per pair; a dict once a pair is read.
+
+    The ``P²`` pairs of a change of split stay three numpy arrays until someone reads the
+    mapping (a report, a debug log); :attr:`total` sums them without the dict.
+
+    >>> pairs = PairBytes(np.array([0, 1]), np.array([1, 0]), np.array([8, 16]))
+    >>> pairs[(1, 0)], pairs.total, pairs == {(0, 1): 8, (1, 0): 16}
+    (16, 24, True)
+    """
+
+    __slots__ = ("_bytes", "_dict", "_dst", "_src")
+
+    def __init__(self, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray) -> None:
+        self._src, self._dst, self._bytes = src, dst, nbytes
+        self._dict: dict | None = None
+
+    @property
+    def total(self) -> int:
+        """Bytes of every pair together."""
+        return int(self._bytes.sum())
+
+    def _pairs(self) -> dict:
+        if self._dict is None:
+            keys = zip(self._src.tolist(), self._dst.tolist(), strict=True)
+            self._dict = dict(zip(keys, self._bytes.tolist(), strict=True))
+        return self._dict
+
+    def __getitem__(self, pair):
+        return self._pairs()[pair]
+
+    def __iter__(self):
+        return iter(self._pairs())
+
+    def __len__(self) -> int:
+        return len(self._src)
+
+    def __repr__(self) -> str:
+        return repr(self._pairs())
+
+
+def pair_bytes(plan: _layout.RelayoutPlan, itemsize: int) -> PairBytes:
+    """``(src, dst) -> bytes`` of the pieces of ``plan`` that change rank (one piece per pair)."""
+    t = plan.table
+    moves = (t.src != t.dst) & (t.elements > 0)
+    return PairBytes(t.src[moves], t.dst[moves], t.elements[moves] * itemsize)
 
 
 def _chunk_blocker(x: da.Array) -> str | None:
@@ -462,7 +720,7 @@ def relayout_plan(
         plan = _layout.plan_relayout(shape, src, dst)
         pairs = pair_bytes(plan, x.dtype.itemsize)
         fallback = _by_dask(src, dst, None)
-        if _room_for(sum(pairs.values()), fallback):
+        if _room_for(pairs.total, fallback):
             return RelayoutReport("shm", pairs), plan
         transport = fallback
     if transport == "p2p":

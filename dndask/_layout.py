@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
@@ -535,24 +536,64 @@ class Move(NamedTuple):
     elements: int
 
 
+class PieceTable(NamedTuple):
+    """Every piece of a relayout as numpy columns, one row per piece, target chunk by target chunk.
+
+    Target chunk ``r`` joins rows ``bounds[r]:bounds[r + 1]`` in order (``dst`` names the
+    target of each row). Row ``i`` is rows ``start[i]:stop[i]`` along the plan's ``sliced``
+    axis of source chunk ``src[i]`` (``whole[i]``: the whole chunk, no slicing) and holds
+    ``elements[i]`` elements. The columns are int64 (``whole`` bool): the ``P²`` pieces of a
+    change of split are a few arrays, never ``P²`` Python objects. A pair of ranks shares at
+    most one piece.
+    """
+
+    bounds: np.ndarray
+    dst: np.ndarray
+    src: np.ndarray
+    start: np.ndarray
+    stop: np.ndarray
+    whole: np.ndarray
+    elements: np.ndarray
+
+
+def _table(per_target: np.ndarray, src, start, stop, whole, elements) -> PieceTable:
+    """A :class:`PieceTable` from each target's number of pieces and the rows' columns."""
+    per_target = np.asarray(per_target, dtype=np.int64)
+    bounds = np.zeros(len(per_target) + 1, dtype=np.int64)
+    np.cumsum(per_target, out=bounds[1:])
+    dst = np.repeat(np.arange(len(per_target), dtype=np.int64), per_target)
+    cols = (np.asarray(c, dtype=np.int64) for c in (src, start, stop))
+    elements = np.asarray(elements, dtype=np.int64)
+    return PieceTable(bounds, dst, *cols, np.asarray(whole, dtype=bool), elements)
+
+
 class RelayoutPlan(NamedTuple):
     """How to lay an array out as ``dst`` instead of ``src``, as data.
 
-    ``pieces[r]`` are the moves target chunk ``r`` joins, in order, along
-    ``axis`` (one target chunk, on rank 0, when ``dst.split`` is None; a
-    ``split=None`` source is rank 0's one chunk).
+    ``table`` holds every piece (:class:`PieceTable`); ``pieces[r]`` are the moves target
+    chunk ``r`` joins, in order, along ``axis`` (one target chunk, on rank 0, when
+    ``dst.split`` is None; a ``split=None`` source is rank 0's one chunk); a piece that is
+    not a whole source chunk slices it along ``sliced``. A plan is a function of ``shape``
+    and the two distributions' splits and counts, never of their comm.
     """
 
     shape: Shape
     src: Distribution
     dst: Distribution
-    pieces: tuple[tuple[Move, ...], ...]
+    table: PieceTable
     axis: int
+    sliced: int
+
+    @property
+    def pieces(self) -> Moves:
+        """Target chunk ``r``'s :class:`Move` tuple at ``pieces[r]`` (made when asked for)."""
+        return Moves(self)
 
     @property
     def moved(self) -> int:
         """Elements that change rank: the least any change from ``src`` to ``dst`` can move."""
-        return sum(m.elements for r, moves in enumerate(self.pieces) for m in moves if m.src != r)
+        t = self.table
+        return int(t.elements[t.src != t.dst].sum())
 
     @property
     def is_identity(self) -> bool:
@@ -560,8 +601,37 @@ class RelayoutPlan(NamedTuple):
         return self.src.chunks(self.shape) == self.dst.chunks(self.shape)
 
 
-def _local_shape(shape: Shape, split: int | None, rows: int) -> Shape:
-    return tuple(rows if a == split else s for a, s in enumerate(shape))
+class Moves(Sequence):
+    """:attr:`RelayoutPlan.pieces`: target chunk ``r``'s tuple of :class:`Move`, made when asked."""
+
+    __slots__ = ("_plan",)
+
+    def __init__(self, plan: RelayoutPlan) -> None:
+        self._plan = plan
+
+    def __len__(self) -> int:
+        return len(self._plan.table.bounds) - 1
+
+    def __getitem__(self, r):
+        if isinstance(r, slice):
+            return tuple(self[i] for i in range(*r.indices(len(self))))
+        n = len(self)
+        r = operator.index(r)
+        if not -n <= r < n:
+            raise IndexError(f"target chunk {r} out of range for {n} target chunks")
+        t, ndim, sliced = self._plan.table, len(self._plan.shape), self._plan.sliced
+        rows = slice(int(t.bounds[r % n]), int(t.bounds[r % n + 1]))
+        return tuple(
+            Move(s, None if whole else along(ndim, sliced, lo, hi), e)
+            for s, lo, hi, whole, e in zip(
+                t.src[rows].tolist(),
+                t.start[rows].tolist(),
+                t.stop[rows].tolist(),
+                t.whole[rows].tolist(),
+                t.elements[rows].tolist(),
+                strict=True,
+            )
+        )
 
 
 def along(ndim: int, axis: int, start: int, stop: int) -> tuple[slice, ...]:
@@ -597,6 +667,7 @@ def plan_relayout(shape: Shape, src: Distribution, dst: Distribution) -> Relayou
     Every target chunk takes each row straight from the rank that holds it: a
     change of split goes into ``dst.counts`` at once (never through the
     balanced layout), a change of counts moves only the rows that change owner.
+    Checks the two as :func:`check_relayout` does, then plans with :func:`plan_pieces`.
 
     >>> from dndask._comm import Comm
     >>> comm = Comm(["tcp://a:1", "tcp://b:1"])
@@ -608,44 +679,93 @@ def plan_relayout(shape: Shape, src: Distribution, dst: Distribution) -> Relayou
     True
     """
     check_relayout(shape, src, dst)
+    return plan_pieces(shape, src, dst)
+
+
+def plan_pieces(shape: Shape, src: Distribution, dst: Distribution) -> RelayoutPlan:
+    """:func:`plan_relayout` unchecked: ``src`` and ``dst`` may count different chunks.
+
+    For chunk grids that are not ranks (Dask's chunks along one axis, regridded).
+    Vectorised: a change of counts intersects the two sets of row intervals, a
+    change of split is the outer product of the source holders and the target
+    chunks, a gather lists the holders.
+
+    >>> from dndask._comm import Comm
+    >>> one, two = Comm(["tcp://a:1"]), Comm(["tcp://a:1", "tcp://b:1"])
+    >>> plan = plan_pieces((3,), Distribution(0, (3,), one), Distribution(0, (1, 2), two))
+    >>> plan.table.start.tolist(), plan.table.stop.tolist()
+    ([0, 1], [1, 3])
+    """
+    shape = tuple(int(s) for s in shape)
     ndim = len(shape)
-    if src.split is None:
-        holders = [(0, tuple(shape))]
+    a, d = src.split, dst.split
+    if a is None:
+        holders = np.zeros(1, dtype=np.int64)
+        rows = np.asarray([shape[0] if ndim else 1], dtype=np.int64)  # along the axis below
+        per_row = math.prod(shape[1:]) if ndim else 1  # elements per row of that axis
     else:
-        holders = [(r, _local_shape(shape, src.split, c)) for r, c in enumerate(src.counts) if c]
-    if dst.split is None:
+        counts = np.asarray(src.counts, dtype=np.int64)
+        holders = np.flatnonzero(counts).astype(np.int64)
+        rows = counts[holders]
+        per_row = math.prod(s for ax, s in enumerate(shape) if ax != a)
+    if d is None:
         # gather: rank 0's chunk joins every non-empty source chunk whole
-        moves = tuple(Move(r, None, math.prod(lshape)) for r, lshape in holders)
-        axis = 0 if src.split is None else src.split
-        return RelayoutPlan(tuple(shape), src, dst, (moves,), axis)
-    d = dst.split
-    rest = math.prod(s for a, s in enumerate(shape) if a != d)  # elements per row
-    if src.split == d:
-        pieces = tuple(
-            tuple(
-                Move(
-                    p.src,
-                    None if p.whole else along(ndim, d, p.start, p.stop),
-                    (p.stop - p.start) * rest,
-                )
-                for p in moves
-            )
-            for moves in plan_redistribution(src.counts, dst.counts)
+        axis = 0 if a is None else a
+        table = _table(
+            [len(holders)],
+            holders,
+            np.zeros_like(rows),
+            rows,
+            np.ones(len(holders), bool),
+            rows * per_row,
         )
-        return RelayoutPlan(tuple(shape), src, dst, pieces, d)
-    pieces = []
-    for start, count in zip(dst.displs, dst.counts, strict=True):
-        whole = start == 0 and count == shape[d]
-        index = None if whole else along(ndim, d, start, start + count)
-        pieces.append(
-            tuple(
-                Move(r, index, math.prod(_local_shape(lshape, d, count))) for r, lshape in holders
-            )
-            if count
-            else ()
-        )
-    axis = d if src.split is None else src.split
-    return RelayoutPlan(tuple(shape), src, dst, tuple(pieces), axis)
+        return RelayoutPlan(shape, src, dst, table, axis, axis)
+    if a == d:
+        return RelayoutPlan(shape, src, dst, _redistribution(src.counts, dst.counts, per_row), d, d)
+    # a change of split: each non-empty target takes a piece of every holder, along d
+    dcounts = np.asarray(dst.counts, dtype=np.int64)
+    displs = np.zeros_like(dcounts)
+    np.cumsum(dcounts[:-1], out=displs[1:])
+    targets = np.flatnonzero(dcounts)
+    h = len(holders)
+    # elements of a holder's piece per target row along d
+    if a is None:
+        per_target_row = np.asarray([math.prod(s for ax, s in enumerate(shape) if ax != d)])
+    else:
+        rest = math.prod(s for ax, s in enumerate(shape) if ax not in (a, d))
+        per_target_row = rows * rest
+    start = np.repeat(displs[targets], h)
+    count = np.repeat(dcounts[targets], h)
+    table = _table(
+        np.where(dcounts > 0, h, 0),
+        np.tile(holders, len(targets)),
+        start,
+        start + count,
+        count == shape[d],
+        count * np.tile(per_target_row, len(targets)),
+    )
+    return RelayoutPlan(shape, src, dst, table, d if a is None else a, d)
+
+
+def _redistribution(src: Sequence[int], dst: Sequence[int], per_row: int) -> PieceTable:
+    """The pieces of moving rows from ``src`` counts to ``dst`` counts (one axis), as a table.
+
+    Every non-empty intersection of a source interval and a target interval is one piece:
+    the segments between the union of both sets of boundaries, in global row order.
+    """
+    if sum(src) != sum(dst):
+        raise ValueError(f"`dst` must sum to {sum(src)}, got {sum(dst)}")
+    src_ends = np.cumsum(np.asarray(src, dtype=np.int64))
+    dst_ends = np.cumsum(np.asarray(dst, dtype=np.int64))
+    cuts = np.unique(np.concatenate([[0], src_ends, dst_ends]).astype(np.int64))
+    lo, hi = cuts[:-1], cuts[1:]
+    s = np.searchsorted(src_ends, lo, side="right")  # first source whose end is past lo
+    r = np.searchsorted(dst_ends, lo, side="right")
+    src_start = src_ends[s] - np.asarray(src, dtype=np.int64)[s]
+    start, stop = lo - src_start, hi - src_start
+    whole = (start == 0) & (stop == src_ends[s] - src_start)
+    per_target = np.bincount(r, minlength=len(dst)) if len(r) else np.zeros(len(dst), np.int64)
+    return _table(per_target, s, start, stop, whole, (stop - start) * per_row)
 
 
 def reduced_split(split: int | None, axes: Sequence[int], keepdims: bool) -> int | None:

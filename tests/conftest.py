@@ -62,6 +62,39 @@ def layouts(shapes, rank_counts=RANK_COUNTS):
     ]
 
 
+def naive_pieces(shape, src, dst) -> list[list[tuple[int, tuple[tuple[int, int], ...]]]]:
+    """Oracle of a relayout's pieces by plain interval intersection, one list per target chunk.
+
+    A piece is ``(source rank, box)``: ``box`` holds, for every axis, the rows ``(lo, hi)``
+    of the source chunk that the target chunk takes; sources in rank order. Two chunks share
+    a piece where their row intervals overlap along both splits (other axes may be empty);
+    a ``split=None`` distribution is one chunk, rank 0's. ``src`` and ``dst`` need only
+    ``split`` and ``counts``.
+    """
+
+    def boxes(d) -> list[list[tuple[int, int]]]:
+        if d.split is None:
+            return [[(0, n) for n in shape]]
+        out, at = [], 0
+        for c in d.counts:
+            out.append([(at, at + c) if ax == d.split else (0, n) for ax, n in enumerate(shape)])
+            at += c
+        return out
+
+    splits = {src.split, dst.split} - {None}
+    plan = []
+    for target in boxes(dst):
+        pieces = []
+        for s, source in enumerate(boxes(src)):
+            inter = [(max(a, b), min(c, d)) for (a, c), (b, d) in zip(source, target, strict=True)]
+            if any(inter[ax][1] <= inter[ax][0] for ax in splits):
+                continue
+            box = tuple((lo - a, hi - a) for (lo, hi), (a, _) in zip(inter, source, strict=True))
+            pieces.append((s, box))
+        plan.append(pieces)
+    return plan
+
+
 def assert_layout(a: ht.DNDarray, expected: np.ndarray, split, comm) -> None:
     """Values, split, comm and the chunk invariant of ``a`` against numpy."""
     _assert_layout_metadata(a, expected, split, comm)

@@ -247,6 +247,18 @@ def test_graph_scaling_at_small_rank_counts():
     assert "| 16 |" in text and "linear" in text and "at most 2P + 1 tasks up to 8 ranks" in text
 
 
+def test_python_m_bench_scaling_prints_the_points(capsys):
+    assert (
+        scaling.main(["--ranks", "4,8", "--repeats", "1", "--tasks-max", "4", "--shm-max", "4"])
+        == 0
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("| ranks | redistribute |") and "| resplit_shm_s |" in lines[0]
+    assert lines[2].startswith("| 4 | 9 |") and lines[3].startswith("| 8 |")
+    assert lines[3].endswith("| — | — |")  # 8 ranks: above shm_max, not built
+    assert "load average" in lines[4]
+
+
 # --- the command line and the Heat helpers (no Heat needed) ----------------------------------
 
 

@@ -13,6 +13,7 @@ import re
 import numpy as np
 import pytest
 import torch
+from conftest import naive_pieces
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -1084,6 +1085,106 @@ def test_plan_relayout_needs_one_comm():
             lay.Distribution(0, (2, 2), comm_of_size(2)),
             lay.Distribution(0, (2, 3), comm_of_size(2)),
         )
+
+
+def counts_patterns(total: int, size: int) -> list[tuple[int, ...]]:
+    """Counts of ``total`` rows on ``size`` ranks: balanced, all on the last rank, rank 0 empty."""
+    last = (0,) * (size - 1) + (total,)
+    skip_first = (0, *lay.balanced_counts(total, size - 1)) if size > 1 else (total,)
+    return sorted({lay.balanced_counts(total, size), last, skip_first})
+
+
+def distributions_of(shape, size: int) -> list:
+    comm = comm_of_size(size)
+    out = [lay.Distribution(None, (), comm)]
+    for split in range(len(shape)):
+        out += [lay.Distribution(split, c, comm) for c in counts_patterns(shape[split], size)]
+    return out
+
+
+def assert_naive_pieces(shape, src, dst, plan) -> None:
+    """``plan`` holds exactly the pieces of the naive interval intersection (conftest)."""
+    naive = naive_pieces(shape, src, dst)
+    t = plan.table
+    assert len(plan.pieces) == len(naive)
+    assert t.dst.tolist() == [r for r, pieces in enumerate(naive) for _ in pieces]
+    assert t.bounds.tolist() == np.cumsum([0] + [len(p) for p in naive]).tolist()
+    row = 0
+    for moves, pieces in zip(plan.pieces, naive, strict=True):
+        assert [m.src for m in moves] == [s for s, _ in pieces]
+        for m, (s, box) in zip(moves, pieces, strict=True):
+            lshape = [src.counts[s] if ax == src.split else n for ax, n in enumerate(shape)]
+            chunk = np.arange(int(np.prod(lshape))).reshape(lshape)
+            want = chunk[tuple(slice(lo, hi) for lo, hi in box)]
+            got = chunk if m.index is None else chunk[m.index]
+            np.testing.assert_array_equal(got, want)
+            assert got.shape == want.shape
+            assert (m.index is None) == (want.shape == chunk.shape)
+            assert m.elements == want.size
+            row += 1
+    assert row == len(t.src)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("shape", [(6,), (5, 4, 3), (4, 0), (0, 3)])
+def test_plan_relayout_is_the_naive_interval_intersection(shape, size):
+    # every pair of distributions: each split and None, with and without empty ranks
+    dists = distributions_of(shape, size)
+    for src, dst in itertools.product(dists, dists):
+        assert_naive_pieces(shape, src, dst, lay.plan_relayout(shape, src, dst))
+
+
+@PROPS
+@given(relayout_cases())
+def test_plan_relayout_is_the_naive_interval_intersection_on_random_counts(case):
+    shape, src, dst = case
+    assert_naive_pieces(shape, src, dst, lay.plan_relayout(shape, src, dst))
+
+
+def test_plan_pieces_regrids_chunk_counts_of_different_lengths():
+    # Dask's chunks (3 of them, one empty) onto 5 chunks (two empty): no comm check
+    src = lay.Distribution(0, (3, 0, 4), comm_of_size(3))
+    dst = lay.Distribution(0, (2, 2, 0, 3, 0), comm_of_size(5))
+    plan = lay.plan_pieces((7, 2), src, dst)
+    assert_naive_pieces((7, 2), src, dst, plan)
+    assert [[(m.src, m.index) for m in ms] for ms in plan.pieces] == [
+        [(0, (slice(0, 2), slice(None)))],
+        [(0, (slice(2, 3), slice(None))), (2, (slice(0, 1), slice(None)))],
+        [],
+        [(2, (slice(1, 4), slice(None)))],
+        [],
+    ]
+    with pytest.raises(ValueError, match="`dst` must sum to 7, got 8"):
+        lay.plan_pieces((7, 2), src, dst.with_counts((2, 2, 1, 3, 0)))
+
+
+def test_plan_pieces_are_a_sequence_of_target_chunks():
+    comm = comm_of_size(3)
+    plan = lay.plan_relayout(
+        (3, 4), lay.Distribution(0, (1, 1, 1), comm), lay.Distribution(1, (2, 0, 2), comm)
+    )
+    pieces = plan.pieces
+    assert len(pieces) == 3 and pieces[1] == () and pieces[-1] == pieces[2]
+    assert pieces[0] == tuple(lay.Move(s, (slice(None), slice(0, 2)), 2) for s in range(3))
+    assert pieces[0:3:2] == (pieces[0], pieces[2]) and list(pieces) == [pieces[i] for i in range(3)]
+    with pytest.raises(IndexError, match="target chunk 3 out of range for 3 target chunks"):
+        pieces[3]
+
+
+def test_a_resplit_plan_at_1024_ranks_is_columns_not_objects():
+    # 0 -> 1 on 1024 ranks: every rank sends to every rank, P**2 pieces in a few arrays
+    p = 1024
+    comm = comm_of_size(p)
+    shape = (4 * p + 3, 2 * p + 1)
+    src, dst = lay.Distribution.balanced(shape, 0, comm), lay.Distribution.balanced(shape, 1, comm)
+    plan = lay.plan_relayout(shape, src, dst)
+    t = plan.table
+    assert len(t.src) == p * p and t.src.dtype == np.int64
+    rows, cols = np.asarray(src.counts), np.asarray(dst.counts)
+    assert plan.moved == shape[0] * shape[1] - int(rows @ cols)  # all but the diagonal
+    assert [m.src for m in plan.pieces[p - 1]] == list(range(p))
+    # target 5 takes columns 11:13 (rank 0 holds 3 columns, the rest 2); rank 7 holds 4 rows
+    assert plan.pieces[5][7] == lay.Move(7, (slice(None), slice(11, 13)), 4 * 2)
 
 
 @pytest.mark.parametrize(

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import itertools
 import logging
 import mmap
 import os
+import pickle
 import time
 import types
 
@@ -15,10 +17,19 @@ import distributed
 import numpy as np
 import pytest
 import torch
-from conftest import LayoutBatch, layouts, slow_on_rank, splits_of, values_of, wait_until
+from conftest import (
+    LayoutBatch,
+    layouts,
+    naive_pieces,
+    slow_on_rank,
+    splits_of,
+    values_of,
+    wait_until,
+)
+from dask.base import tokenize
 
 import dndask as ht
-from dndask import _distribution, _dndarray, _layout, _transport
+from dndask import _distribution, _dndarray, _layout, _mpi_transport, _transport
 
 METHODS = ["shm", "tasks"]
 
@@ -335,6 +346,122 @@ def test_an_shm_relayout_has_at_most_2p_plus_1_tasks(comm_of, n, src, dst):
     if src is not None and dst is not None:  # the tasks graph: a slice per pair of ranks
         assert len(dict(tasks.to_dask().dask)) - before > 2 * n + 1
     np.testing.assert_array_equal(shm.numpy(), tasks.numpy())
+
+
+def distributions(shape, comm) -> list[_layout.Distribution]:
+    """None and every split of ``shape`` on ``comm``, balanced and with empty ranks."""
+    out = [_layout.Distribution(None, (), comm)]
+    for split, n in enumerate(shape):
+        for counts in {
+            _layout.balanced_counts(n, comm.size),
+            tuple(counts_with_empty_ranks(n, comm.size)),
+        }:
+            out.append(_layout.Distribution(split, counts, comm))
+    return out
+
+
+def exchange_tasks(y: da.Array, x: da.Array) -> tuple[dict, dict]:
+    """The posts of ``y``'s relayout graph by source rank, and every task ``x`` lacks."""
+    dsk, before = dict(y.__dask_graph__()), dict(x.__dask_graph__())
+    added = {k: v for k, v in dsk.items() if k not in before}
+    posts = {k[1]: v for k, v in added.items() if isinstance(k, tuple) and _transport.is_control(k)}
+    return posts, added
+
+
+def collects(tasks: dict, fn) -> list:
+    """The tasks of ``tasks`` that run ``fn``, in key order."""
+    return [tasks[k] for k in sorted(tasks, key=str) if getattr(tasks[k], "func", None) is fn]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_the_exchange_graph_runs_the_naive_pieces_through_the_files(n):
+    """Built on plain data and run by Dask's synchronous scheduler here (no cluster): the
+    posts send exactly the naive plan's non-empty pieces between ranks, the values are
+    numpy's, and the MPI graph carries the same lists."""
+    comm = ht.Comm([f"tcp://rank-{r}:1" for r in range(n)])  # plain data: nobody answers
+    shape = (5, 4)
+    g = global_data(shape)
+    tag = f"{_transport.process_tag()}pure"
+    try:
+        for src, dst in itertools.product(distributions(shape, comm), repeat=2):
+            if src.chunks(shape) == dst.chunks(shape):
+                continue
+            x = da.from_array(g, chunks=src.chunks(shape))
+            plan = _layout.plan_relayout(shape, src, dst)
+            y = _distribution.build_shm(x, plan, tag)[0]
+            posts, added = exchange_tasks(y, x)
+            expected: dict = {}
+            pads: dict = {}  # where each piece starts in its output, modulo a page
+            out_chunks = dst.chunks(shape)
+            for r, pieces in enumerate(naive_pieces(shape, src, dst)):
+                lshape = [c[r] if a == dst.split else c[0] for a, c in enumerate(out_chunks)]
+                consecutive = all(n == 1 for n in lshape[: plan.axis])
+                row = int(np.prod(lshape[plan.axis + 1 :])) * g.itemsize
+                at = 0
+                for s, box in pieces:
+                    pads[s, r] = at * row % _transport.PAGE if consecutive else 0
+                    at += box[plan.axis][1] - box[plan.axis][0]
+                    if s != r and all(hi > lo for lo, hi in box):
+                        expected.setdefault(s, []).append((r, box))
+            assert sorted(posts) == sorted(expected) and len(added) <= 2 * n + 1
+            chunks = {s: g[tuple(sl)] for s, sl in enumerate(da.core.slices_from_chunks(x.chunks))}
+            for s, post in posts.items():
+                outgoing = list(post.args[-1])
+                assert [r for r, *_ in outgoing] == [r for r, _ in expected[s]]
+                assert [pad for *_, pad in outgoing] == [pads[s, r] for r, _ in expected[s]]
+                for (_, index, _), (_, box) in zip(outgoing, expected[s], strict=True):
+                    chunk = chunks[s] if src.split is not None else g
+                    piece = chunk if index is None else chunk[index]
+                    np.testing.assert_array_equal(piece, chunk[tuple(slice(*b) for b in box)])
+            got = y.compute(scheduler="sync", optimize_graph=False)
+            np.testing.assert_array_equal(got, g)
+            assert [c for c in y.chunks] == list(dst.chunks(shape))
+            mpi = _distribution.build_mpi(x, plan, f"{_transport.MPI_MARK}pure")[0]
+            mpi_posts, mpi_added = exchange_tasks(mpi, x)
+            assert {s: list(p.args[-1]) for s, p in mpi_posts.items()} == {
+                s: [e[:2] for e in p.args[-1]] for s, p in posts.items()
+            }  # the same pieces; only shm's posts write at a page offset
+            specs = [list(t.args[2]) for t in collects(added, _transport.collect)]
+            for lists in [p.args[-1] for p in posts.values()] + [
+                t.args[2] for t in collects(added, _transport.collect)
+            ]:  # what a worker gets: the same list, by index, unpickled, and one token
+                assert [lists[i] for i in range(-len(lists), 0)] == list(lists) == lists
+                assert pickle.loads(pickle.dumps(lists)) == list(lists)
+                assert tokenize(lists) == tokenize(pickle.loads(pickle.dumps(lists)))
+            mpi_specs = [list(t.args[2]) for t in collects(mpi_added, _mpi_transport.collect)]
+            assert mpi_specs == [
+                [("mpi", *e[1:4]) if e[0] == "shm" else e for e in spec] for spec in specs
+            ]
+    finally:
+        _transport.remove_segments(tag)
+
+
+def test_a_resplit_exchange_at_1024_ranks_is_2p_plus_1_tasks_of_columns():
+    """0 -> 1 on 1024 ranks (built, not run): P**2 pieces, 2P + 1 tasks, lists as columns."""
+    p = 1024
+    comm = ht.Comm([f"tcp://rank-{r}:1" for r in range(p)])  # plain data: nobody answers
+    shape = (4 * p + 3, 2 * p + 1)  # rows: 5 on ranks 0-2, else 4; columns: 3 on rank 0, else 2
+    x = da.zeros(shape, chunks=(_layout.balanced_counts(shape[0], p), shape[1]), dtype=np.float32)
+    src, dst = (
+        _layout.Distribution(0, x.chunks[0], comm),
+        _layout.Distribution.balanced(shape, 1, comm),
+    )
+    plan = _layout.plan_relayout(shape, src, dst)
+    y = _distribution.build_shm(x, plan, "pure")[0]
+    posts, added = exchange_tasks(y, x)
+    assert len(added) == 2 * p + 1 and sorted(posts) == list(range(p))
+    assert y.name == _distribution.build_shm(x, plan, "pure")[0].name  # named by the plan
+    assert all(len(post.args[-1]) == p - 1 for post in posts.values())
+    assert list(posts[3].args[-1])[:2] == [  # rank 3's rows start at row 15 of every output
+        (0, (slice(None), slice(0, 3)), 15 * 3 * 4),
+        (1, (slice(None), slice(3, 5)), 15 * 2 * 4),
+    ]
+    collect = added[(y.name, 0, 5)]
+    spec = list(collect.args[2])
+    assert len(spec) == p and len(collect.args[1].args) == 1  # one kept chunk: rank 5 own rows
+    assert spec[5] == ("kept", 0, (slice(None), slice(11, 13)), 4)
+    assert spec[:2] == [("shm", 0, 5, (5, 2), 0), ("shm", 1, 5, (5, 2), 5 * 2 * 4)]
+    assert spec[-1] == ("shm", p - 1, 5, (4, 2), (shape[0] - 4) * 2 * 4 % _transport.PAGE)
 
 
 def test_posts_and_collects_run_on_their_ranks(client, comm_of):
