@@ -195,14 +195,25 @@ class _Scratch:
         self.trig = np.empty(npairs, dtype=np.float32)
 
 
+# The scalars of the float32 normal path, made once (each call of it is a few numpy calls on a box)
+_SHIFTS = tuple(np.uint64(k) for k in (30, 27, 31))
+_HIGH, _LOW24 = np.uint64(32), np.uint64(0xFFFFFF)
+_ONE32, _SCALE32, _MINUS2 = np.float32(1.0), np.float32(2.0**-32), np.float32(-2.0)
+_ANGLE32 = np.float32(2.0 * np.pi * 2.0**-24)
+
+
 def _mix_into(z: np.ndarray, tmp: np.ndarray) -> np.ndarray:
-    """:func:`_mix` of ``z`` in place, its shifts written into ``tmp`` (no allocation)."""
-    with np.errstate(over="ignore"):
-        z ^= np.right_shift(z, np.uint64(30), out=tmp)
-        z *= _M1
-        z ^= np.right_shift(z, np.uint64(27), out=tmp)
-        z *= _M2
-        z ^= np.right_shift(z, np.uint64(31), out=tmp)
+    """:func:`_mix` of ``z`` in place, its shifts written into ``tmp`` (no allocation).
+
+    Array arithmetic on unsigned integers wraps without a warning; the caller's
+    ``np.errstate`` covers it anyway.
+    """
+    s30, s27, s31 = _SHIFTS
+    np.bitwise_xor(z, np.right_shift(z, s30, out=tmp), out=z)
+    np.multiply(z, _M1, out=z)
+    np.bitwise_xor(z, np.right_shift(z, s27, out=tmp), out=z)
+    np.multiply(z, _M2, out=z)
+    np.bitwise_xor(z, np.right_shift(z, s31, out=tmp), out=z)
     return z
 
 
@@ -213,21 +224,21 @@ def _normal32_into(dest: np.ndarray, key: np.uint64, start: int, scratch: _Scrat
     first, last = start >> 1, (start + length - 1) >> 1
     n = last - first + 1
     z, tmp = scratch.bits[:n], scratch.shifted[:n]
+    radius, angle = scratch.radius[:n], scratch.angle[:n]
     with np.errstate(over="ignore"):  # (first + i + 1) * gamma + key, wrapping
         np.add(scratch.steps[:n], np.uint64(((first + 1) * int(_GAMMA) + int(key)) & _MASK64),
                out=z)  # fmt: skip
-    _mix_into(z, tmp)
-    radius, angle = scratch.radius[:n], scratch.angle[:n]
+        _mix_into(z, tmp)
     # _polar32: the top 32 bits give the radius, the low 24 the angle
-    np.copyto(radius, np.right_shift(z, np.uint64(32), out=tmp).view(np.int64), casting="unsafe")
-    radius += np.float32(1.0)
-    radius *= np.float32(2.0**-32)
+    np.copyto(radius, np.right_shift(z, _HIGH, out=tmp).view(np.int64), casting="unsafe")
+    np.add(radius, _ONE32, out=radius)
+    np.multiply(radius, _SCALE32, out=radius)
     np.log(radius, out=radius)
-    radius *= np.float32(-2.0)
+    np.multiply(radius, _MINUS2, out=radius)
     np.sqrt(radius, out=radius)
-    z &= np.uint64(0xFFFFFF)
+    np.bitwise_and(z, _LOW24, out=z)
     np.copyto(angle, z.view(np.int64), casting="unsafe")
-    angle *= np.float32(2.0 * np.pi * 2.0**-24)
+    np.multiply(angle, _ANGLE32, out=angle)
     odd = start & 1  # an odd start begins with the sine of its pair
     n_cos, n_sin = (length + 1 - odd) // 2, (length + odd) // 2
     cos = np.cos(angle[odd : odd + n_cos], out=scratch.trig[:n_cos])
