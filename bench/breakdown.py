@@ -20,10 +20,15 @@ and taken apart with the cluster's own records:
 
 The same step is run through plain Dask (``rechunk`` of the same chunks,
 ``standard_normal``, ``@``, ``from_delayed`` + ``concatenate``, on the same
-cluster) for comparison. ``--profile FILE`` also writes a cProfile of the
-driver over every dndask step (``python -m pstats FILE``). Each number is the
-median of ``--repeats`` runs after one warm-up. Worker clocks are the driver's
-(one machine), so intervals from the task stream and the driver line up.
+cluster) for comparison; for ``randn`` also as ``dask, same generator``:
+``da.map_blocks`` of dndask's own chunk generator on the same chunks, so the
+tasks' work is the same and only the graph and its submission differ.
+``--profile FILE`` also writes a cProfile of the driver over every dndask
+step (``python -m pstats FILE``). Each number is the median of ``--repeats``
+runs after one warm-up. Worker clocks are the driver's (one machine), and the
+task stream's compute times are the workers' own (Dask shifts only transfer
+times by its heartbeat-estimated clock offset, which jumps by tens of ms on a
+loaded machine), so compute intervals and the driver's times line up.
 
 Examples::
 
@@ -35,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import json
 import os
 import statistics
@@ -44,9 +50,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import dask
+import dask.array as da
 import distributed
+import numpy as np
 
 import dndask as ht
+from dndask import _random
 
 from . import systems, workloads
 
@@ -170,6 +179,22 @@ def build_dask(w: workloads.Workload, state: dict, side: systems.DaskSide):
     raise KeyError(key)
 
 
+def _randn_block(key, block_info=None):
+    """One chunk of ``ht.random.randn`` (float32), drawn by dndask's own generator."""
+    info = block_info[None]
+    offsets = tuple(start for start, _ in info["array-location"])
+    args = (info["shape"], key, "normal", np.dtype(np.float32), (0.0, 1.0))
+    return _random._chunk(offsets, info["chunk-shape"], *args)
+
+
+def build_dask_same(w: workloads.Workload, seed: int):
+    """``randn`` as ``da.map_blocks`` of dndask's generator, on dndask's chunks (lazy)."""
+    key = _random._stream_key(seed, 0)
+    chunks = (tuple(w.counts), (w.cols,))
+    name = f"randn-same-{seed}-{time.time_ns()}"
+    return da.map_blocks(_randn_block, key, chunks=chunks, dtype=np.float32, name=name)
+
+
 def step_dndask(client, side, w: workloads.Workload, seed: int, profile=None) -> Breakdown:
     """One dndask step of ``w``'s case, taken apart (``profile``: a cProfile of the driver)."""
     state = side.prepare(w, seed)
@@ -195,21 +220,27 @@ def step_dndask(client, side, w: workloads.Workload, seed: int, profile=None) ->
     return result
 
 
-def step_dask(client, side, w: workloads.Workload, seed: int, profile=None) -> Breakdown:
-    """The same step written the Dask way, on the same chunks, taken apart."""
+def step_dask(
+    client, side, w: workloads.Workload, seed: int, profile=None, same: bool = False
+) -> Breakdown:
+    """The same step written the Dask way, on the same chunks, taken apart.
+
+    ``same``: ``randn`` with dndask's generator (:func:`build_dask_same`).
+    """
     state = side.prepare(w, seed)
     _wait_inputs(state)
     client.run(systems.mark_transfers)
     with distributed.get_task_stream(client) as ts:
         t0 = time.time()
-        out = build_dask(w, state, side)
+        out = build_dask_same(w, seed) if same else build_dask(w, state, side)
         t_built = time.time()
         out = client.persist(out)
         t_submitted = time.time()
         distributed.wait(distributed.futures_of(out))
         t_done = time.time()
+    system = "dask, same generator" if same else "dask"
     result = take_apart(
-        "dask", w.case.key, ts.data, t0, t_built, t_submitted, t_done, side.comm.workers
+        system, w.case.key, ts.data, t0, t_built, t_submitted, t_done, side.comm.workers
     )
     result.transfer_mib = sum(client.run(systems.new_transfer_bytes).values()) / workloads.MIB
     del out, state
@@ -272,8 +303,11 @@ def main(argv=None) -> int:
     try:
         for case in cases:
             w = workloads.Workload.of(case, args.mib, args.ranks)
+            steps = [("dndask", step_dndask, dnd), ("dask", step_dask, dsk)]
+            if case == "randn":
+                steps.append(("dask, same generator", functools.partial(step_dask, same=True), dsk))
             for i in range(args.repeats + 1):  # the first is the warm-up
-                for system, step, side in (("dndask", step_dndask, dnd), ("dask", step_dask, dsk)):
+                for system, step, side in steps:
                     b = step(client, side, w, seed=i, profile=profile if i else None)
                     if i:
                         runs.setdefault((case, system), []).append(b)

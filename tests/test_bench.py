@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import dndask as ht
 from dndask import _layout
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -451,6 +452,18 @@ def test_breakdown_takes_a_step_apart_from_its_task_stream():
     assert b.bandwidth == pytest.approx(1024 / 1024 / 0.4)
     row = breakdown.table([breakdown.median_of([b, b])], 2)
     assert "| resplit_ 0 → 1 | dndask | 1.000 |" in row
+
+
+def test_breakdown_same_generator_draws_what_randn_draws(client):
+    """The Dask side of ``randn`` with dndask's generator (``map_blocks``) gives dndask's values."""
+    w = workloads.Workload.of("randn", 0.25, 3)
+    x = breakdown.build_dask_same(w, seed=5)
+    assert x.chunks == (tuple(w.counts), (w.cols,))
+    ht.random.seed(5)
+    expected = ht.random.randn(*w.shape, dtype=ht.float32, split=0).numpy()
+    got = x.compute()
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, expected)
 
 
 def test_shm_stages_takes_a_relayout_apart_from_its_task_stream():

@@ -67,6 +67,7 @@ def test_chunks_larger_than_one_block_match_any_layout(comm_of):
     block = _random._BLOCK
     shapes = [
         (3 * block // 1000 + 7, 1000),  # slabs of whole rows, the last one short
+        (6 * _random._PAIRS32 // 1000 + 7, 1000),  # more than one box of float32 normals
         (3, 3, block // 2 + 11),  # rows larger than a box: one row at a time
         (2 * block + 5,),  # one axis cut into boxes
     ]
@@ -151,9 +152,9 @@ def test_float32_normals_drawn_into_reused_buffers_are_the_fresh_ones():
     at every parity of start and length, and with the buffers reused across boxes."""
     key = _random._stream_key(5, 3)
     rng = np.random.default_rng(0)
-    scratch = _random._Scratch(_random._BLOCK + 2)
+    scratch = _random._Scratch(_random._PAIRS32 + 2)
     for _ in range(60):
-        start, length = int(rng.integers(0, 2**40)), int(rng.integers(1, 2 * _random._BLOCK + 1))
+        start, length = int(rng.integers(0, 2**40)), int(rng.integers(1, 2 * _random._PAIRS32 + 1))
         fresh, reused = np.empty(length, np.float32), np.empty(length, np.float32)
         _random._normal_into(fresh, key, start)
         _random._normal32_into(reused, key, start, scratch)
