@@ -464,8 +464,16 @@ def persist(
     """
     ensure_keeper(client)
     keys = collection.__dask_keys__()
-    # persisted already (an is_split join's futures may hold other keys): nothing to run
+    # persisted already: nothing to run. Futures may hold other keys only where they are
+    # an is_split join's per-rank results (``direct`` reads those keys in every graph);
+    # driver data scattered under other keys is persisted as its chunk keys, so that
+    # ``replicate`` copies what later graphs read and a lost copy is recomputed from them
     futures = held(collection.__dask_graph__(), keys)
+    if futures is not None and not all(
+        f.key == k or _stands_for(k, f)
+        for f, k in zip(flatten(futures), flatten(keys), strict=True)
+    ):
+        futures = None
     if futures is None:
         graph, keys = _graph_of(collection)
         futures = _submit(graph, keys, client, table, f"dndask-persist-{fresh_token()}")
