@@ -176,7 +176,7 @@ def stages(mib: float, ranks: int, repeats: int) -> dict[str, float]:
     out["collect (mapping): total"] = min(sum(p) for p in parts) * MS
     if _PREADV is not None:
         out["collect (preadv): total"] = _min_time(collect_preadv, repeats) * MS
-    if _transport._MAP_FIXED is not None:
+    if _transport._LIBC_MMAP is not None:
         out["collect (mapped pages, now): total"] = _min_time(collect_mapped, repeats) * MS
     unlink()
     return out
@@ -189,7 +189,7 @@ PATHS = ("mapped", "copied")
 
 def _set_path(path: str) -> None:
     """On a worker: the collect of ``path`` (one of :data:`PATHS`)."""
-    _transport._MAP_FIXED = _transport._mmap_call() if path == "mapped" else None
+    _transport._LIBC_MMAP = _transport._mmap_call() if path == "mapped" else None
 
 
 def timeline(stream: list, t_submitted: float, t_done: float) -> dict[str, float]:

@@ -357,7 +357,7 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
     """
     dtype = np.dtype(dtype)
     lshape = tuple(lshape)
-    out = mapped_output(lshape, dtype, axis, spec) if _MAP_FIXED is not None else None
+    out = mapped_output(lshape, dtype, axis, spec) if _LIBC_MMAP is not None else None
     mapped = out is not None
     if not mapped:
         out = np.empty(lshape, dtype=dtype)
@@ -427,7 +427,7 @@ def _mmap_call():
     return fn, advise
 
 
-_MAP_FIXED = _mmap_call()
+_LIBC_MMAP = _mmap_call()
 _POPULATE = [True]  # until the kernel says it cannot (EINVAL: older than 5.14)
 
 
@@ -513,7 +513,7 @@ def _map_piece(path: str, out: np.ndarray, start: int, nbytes: int, pad: int) ->
             return
         _pread(fd, flat[start:first], pad)
         _pread(fd, flat[last : start + nbytes], last - origin)
-        fn, advise = _MAP_FIXED
+        fn, advise = _LIBC_MMAP
         addr = out.ctypes.data + first
         prot = mmap.PROT_READ | mmap.PROT_WRITE
         flags = mmap.MAP_PRIVATE | _MAP_FIXED_FLAG

@@ -32,6 +32,8 @@ import dndask as ht
 from dndask import _distribution, _dndarray, _layout, _mpi_transport, _transport
 
 METHODS = ["shm", "tasks"]
+# collects that map segments into their output need C's mmap through ctypes (Linux)
+NEEDS_MAPPING = pytest.mark.skipif(_transport._LIBC_MMAP is None, reason="no mmap through ctypes")
 
 
 def global_data(shape, dtype=np.float64):
@@ -250,7 +252,7 @@ def _exchange(pieces: list, axis: int, base: str) -> tuple:
 SEGMENT_BASE = os.path.join(_transport.SHM_DIR, f"{_transport.SEGMENT_PREFIX}{os.getpid()}t")
 
 
-@pytest.mark.skipif(_transport._MAP_FIXED is None, reason="no mmap through ctypes (not Linux)")
+@NEEDS_MAPPING
 @pytest.mark.parametrize(
     ("rows", "width", "dtype", "axis"),
     [
@@ -286,7 +288,7 @@ def test_a_collect_maps_the_pages_of_its_big_pieces(rows, width, dtype, axis):
     gc.collect()
 
 
-@pytest.mark.skipif(_transport._MAP_FIXED is None, reason="no mmap through ctypes (not Linux)")
+@NEEDS_MAPPING
 def test_a_collect_of_columns_copies_and_matches_numpy():
     g = np.random.default_rng(5)
     pieces = [g.random((300, n)).astype(np.float32) for n in (10, 600, 900)]
@@ -299,7 +301,7 @@ def test_a_collect_of_columns_copies_and_matches_numpy():
     np.testing.assert_array_equal(out, np.concatenate(pieces, axis=1))
 
 
-@pytest.mark.skipif(_transport._MAP_FIXED is None, reason="no mmap through ctypes (not Linux)")
+@NEEDS_MAPPING
 def test_mapped_outputs_stay_within_the_process_budget(monkeypatch):
     """Beyond the budget of mappings a collect copies; a freed output gives its share back."""
     g = np.random.default_rng(9)
@@ -485,7 +487,7 @@ def _mapped_chunk(key, dask_worker) -> tuple[bool, bool]:
     return isinstance(chunk.base, mmap.mmap), _maps_of(_transport.SHM_DIR, chunk) > 0
 
 
-@pytest.mark.skipif(_transport._MAP_FIXED is None, reason="no mmap through ctypes (not Linux)")
+@NEEDS_MAPPING
 @pytest.mark.parametrize(("src", "dst"), [(0, 1), (0, None)])
 def test_a_big_resplit_maps_its_pieces_into_every_output(client, comm_of, src, dst):
     """Pieces of 300 KiB: each output chunk holds the posts' pages, not a copy."""
