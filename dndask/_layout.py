@@ -17,6 +17,7 @@ Vocabulary (Heat's):
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import operator
@@ -490,26 +491,11 @@ def plan_redistribution(src: Sequence[int], dst: Sequence[int]) -> tuple[tuple[P
     >>> [[(p.src, p.start, p.stop) for p in ps] for ps in plan_redistribution((2, 2), (1, 3))]
     [[(0, 0, 1)], [(0, 1, 2), (1, 0, 2)]]
     """
-    if sum(src) != sum(dst):
-        raise ValueError(f"`dst` must sum to {sum(src)}, got {sum(dst)}")
-    src_off = displacements(src)
-    plan = []
-    s = 0
-    for d_start, d_count in zip(displacements(dst), dst, strict=True):
-        d_stop = d_start + d_count
-        pieces = []
-        # advance to the first source chunk that overlaps [d_start, d_stop)
-        while s < len(src) and src_off[s] + src[s] <= d_start and d_count > 0:
-            s += 1
-        j = s
-        while d_count > 0 and j < len(src) and src_off[j] < d_stop:
-            lo = max(d_start, src_off[j]) - src_off[j]
-            hi = min(d_stop, src_off[j] + src[j]) - src_off[j]
-            if hi > lo:
-                pieces.append(Piece(j, lo, hi, lo == 0 and hi == src[j]))
-            j += 1
-        plan.append(tuple(pieces))
-    return tuple(plan)
+    t = _redistribution(src, dst, 1)
+    cols = (c.tolist() for c in (t.src, t.start, t.stop, t.whole))
+    pieces = [Piece(*piece) for piece in zip(*cols, strict=True)]
+    bounds = t.bounds.tolist()
+    return tuple(tuple(pieces[lo:hi]) for lo, hi in itertools.pairwise(bounds))
 
 
 def moved_rows(src: Sequence[int], dst: Sequence[int]) -> int:
