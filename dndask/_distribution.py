@@ -293,9 +293,8 @@ def page_offsets(plan: _layout.RelayoutPlan, itemsize: int) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     dst = plan.dst.lshape_map(plan.shape)[: len(t.bounds) - 1]
     src = plan.src.lshape_map(plan.shape)
-    rows = src[t.src, axis].copy()  # each piece's extent along the axis the output stacks
-    if axis == plan.sliced:
-        rows = t.stop - t.start
+    # each piece's extent along the axis its output stacks the pieces on
+    rows = t.stop - t.start if axis == plan.sliced else src[t.src, axis]
     before = np.cumsum(rows) - rows  # rows of every earlier piece, then of earlier targets
     first = np.minimum(t.bounds[:-1], len(before) - 1)  # a target without pieces repeats 0 times
     before -= np.repeat(before[first], np.diff(t.bounds))
@@ -325,10 +324,7 @@ def build_mpi(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "
 
 def _block_keys(name: str, split: int | None, ndim: int, ranks: int) -> list[tuple]:
     """The key of every rank's chunk of array ``name`` (:func:`block_index`'s), in rank order."""
-    if split is None:
-        return [(name, *(0,) * ndim)] * ranks
-    before, after = (0,) * split, (0,) * (ndim - split - 1)
-    return [(name, *before, r, *after) for r in range(ranks)]
+    return [(name, *block_index(split, ndim, r)) for r in range(ranks)]
 
 
 def _outgoing(
