@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import floor, heat_venv, latency, report, scaling, workloads
+from . import floor, heat_venv, latency, report, scaling, stage_floor, workloads
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "performance.md"
@@ -184,13 +184,17 @@ def measure_dask_sides(client, comm, names: list[str], plan_: list, repeats: int
     return results
 
 
-def run_dask_sides(args, plan_: list) -> tuple[dict, dict]:
-    """dndask and/or dask on a fresh loopback cluster; results and graph-build overhead."""
+def run_dask_sides(args, plan_: list) -> tuple[dict, dict, dict]:
+    """dndask and/or dask on a fresh loopback cluster.
+
+    Returns the results, the graph-build overhead and the scheduler's floor
+    (:mod:`bench.stage_floor`, measured on the same cluster after the cases).
+    """
     from . import systems
 
     names = [s for s in ("dndask", "dask") if s in args.systems]
     if not names:
-        return {}, {}
+        return {}, {}, {}
     client, comm = systems.start_cluster(args.ranks)
     try:
         results = measure_dask_sides(client, comm, names, plan_, args.repeats)
@@ -198,11 +202,12 @@ def run_dask_sides(args, plan_: list) -> tuple[dict, dict]:
         if len(names) == 2 and "elementwise" in args.cases:
             w = workloads.Workload.of("elementwise", 1, args.ranks)
             overhead = systems.graph_overhead(comm, w)
+        stages = stage_floor.measure(client, repeats=max(args.repeats, 5))
     finally:
         import dndask
 
         dndask.shutdown()
-    return results, overhead
+    return results, overhead, stages
 
 
 def run_heat(
@@ -280,7 +285,7 @@ def main(argv=None) -> int:
     }
     load = os.getloadavg()
     bandwidth = floor.measure(64 if args.quick else 256)
-    dask_results, overhead = run_dask_sides(args, plan_)
+    dask_results, overhead, stages = run_dask_sides(args, plan_)
     heat_results, heat_versions = {}, {}
     for system, venv in venvs.items():
         results, versions = run_heat(venv, plan_, args.repeats, system)
@@ -297,6 +302,7 @@ def main(argv=None) -> int:
         bandwidth=bandwidth,
         points=points,
         overhead=overhead,
+        stages=stages,
         heat_versions=heat_versions,
         quick=args.quick,
         group=args.group,

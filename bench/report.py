@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import floor, scaling, workloads
+from . import floor, scaling, stage_floor, workloads
 from .systems import Result
 
 MIB = 1 << 20
@@ -402,6 +402,7 @@ class Report:
     date: str = ""
     group: str = "core"
     load: tuple[float, ...] = ()  # load averages (1, 5, 15 min) at the start, then at the end
+    stages: dict[str, list[float]] = field(default_factory=dict)  # bench.stage_floor's seconds
 
     def __post_init__(self):
         self.date = self.date or datetime.date.today().isoformat()
@@ -451,6 +452,8 @@ def console(report: Report) -> str:
     ]
     if report.overhead:
         parts.append(overhead_line(report.overhead))
+    if report.stages:
+        parts.append(stage_floor.table(report.stages, report.ranks))
     if report.points:
         parts.append(scaling_table(report.points))
         parts.append(scaling_verdict(report.points))
@@ -610,6 +613,8 @@ def document(report: Report, png: str | None) -> str:
         "## Targets (issue 26)",
         targets_table(targets(rows, report.bandwidth, report.base_mib)),
     ]
+    if report.stages:
+        parts += ["## The scheduler's floor", stages_section(report)]
     if report.overhead:
         parts += ["## Operation layer overhead", _overhead_section(report)]
     if png:
@@ -633,38 +638,70 @@ def reading(report: Report) -> str:
     tcp, copy = bw.loopback / (1 << 30), bw.memcpy / (1 << 30)
     return f"""\
 - **Against Dask the graphs are the same kind of object on the same chunks**, so ratios near 1
-  are the expectation. On a two-core machine that runs four single-threaded workers, the
-  scheduler and the driver, single repeats of one case vary a lot: repeats that move data
-  are bimodal for *both* Dask-based systems (some take about 0.4 s longer, a stall in the
-  socket transfers that Dask's own rechunk shows as often as dndask), so a median ratio
-  between 0.8 and 1.25, and even one far outside it for a data-moving case, can be noise;
-  the best-of-N ratio is the steadier of the two, and `performance.json` has every repeat.
-  dndask is clearly faster where it builds a different graph: `resplit_` (one slice task per
-  pair of ranks, each chunk concatenated where it will live, against Dask's rechunk, which
-  moves several times the bytes that must move) and TSQR (the per-rank QR runs through
-  torch's LAPACK, several times faster than numpy's).
+  are the expectation where dndask builds the graph Dask would. On a two-core machine that
+  runs four single-threaded workers, the scheduler and the driver, single repeats of one case
+  vary a lot, so a median ratio between 0.8 and 1.25 can be noise; the best-of-N ratio is the
+  steadier of the two, and `performance.json` has every repeat. dndask is clearly faster where
+  it builds a different graph: the relayouts (`resplit_`, `redistribute_`: a post per rank
+  writes each outgoing piece once into `/dev/shm`, a collect per rank maps or copies it once
+  into its output, against Dask's rechunk, which sends several times the bytes that must move
+  over loopback TCP at {tcp:.2f} GiB/s), the elementwise chain (one fused task per rank and the
+  sum's partials) and TSQR (the per-rank QR runs through torch's LAPACK).
 - **`redistribute_` against Dask**: Dask may put every output chunk wherever it likes, so it
   moves less than the minimum for dndask's contract that chunk `r` lives on rank `r`
-  (MiB moved above). dndask moves exactly that minimum, so the two are close in time.
-- **Against Heat, data moves through sockets, not shared memory.** Heat's ranks exchange
-  through MPICH's shared memory; Dask workers send every piece over a loopback TCP connection
-  ({tcp:.2f} GiB/s here, against {copy:.2f} GiB/s for a memory copy), and every Dask operation
-  pays a scheduler round trip of tens of milliseconds. That is why the copy-floor target
-  (3x) is out of reach for any Dask-based transport on this machine (the TCP floor column
-  shows how close dndask gets to what sockets allow), why `resplit_` trails Heat most at
-  small sizes (at 32 MiB the fixed round trip is most of the time) and by less at 128 MiB
-  and above, where its best repeats come within about 10 % of Heat's or beat them, and why
-  `is_split`, which only exchanges shapes, costs milliseconds in Heat and tens of
-  milliseconds in dndask.
+  (MiB moved above). dndask moves exactly that minimum.
+- **Against Heat, both exchange through shared memory**, but Heat's ranks do it in one MPI
+  collective while dndask's relayout is three scheduled stages (post, barrier, collect), each
+  waiting for Dask's scheduler and the small transfers between workers: "The scheduler's
+  floor" below measures what that graph costs with tasks that do nothing. That fixed cost is
+  why `resplit_` trails Heat most at small sizes, where it is most of the time. The copy
+  floor ({copy:.2f} GiB/s, into memory already faulted in) is far below both systems: each
+  piece lands in memory the process has not touched before (a tmpfs page for dndask, a
+  receive buffer for Heat), and on this virtual machine, which hands free memory back to its
+  host, first touches are several times slower than a copy. `is_split` runs no task in dndask
+  (the chunks are the per-rank results, already on their workers), while Heat exchanges the
+  local shapes in a collective.
 - **Where Heat does something else**: Heat's default `randn` draws each rank's chunk with
   `torch.randn`, so its values depend on the number of ranks; dndask's counter-based
   generator gives the same array for any layout and pays for it in hashing. Heat's
   `resplit_(None)` is an allgather (every rank gets a copy: (P-1)x the bytes) while dndask
   builds one chunk, so dndask wins there. Heat's `split=None` matmul operand is already on
   every rank, while dndask sends it from the worker holding it inside the timing.
-- **Memory**: peak memory per worker is close to Dask's everywhere and about half of it for
-  `resplit_`, since no rechunk intermediates exist; Heat holds less where its MPI exchange
-  writes straight into the output buffer."""
+- **Memory**: a relayout's output is the only copy dndask holds (a collect maps the segments'
+  pages into it), so its peak per worker is Heat's; Dask's rechunk holds its intermediates
+  as well."""
+
+
+def stages_section(report: Report) -> str:
+    """:mod:`bench.stage_floor`'s table and what it means for the smallest relayout."""
+    text = (
+        "Graphs of no-op tasks in the shapes of dndask's operations, one task per worker per "
+        f"stage, run on the same {report.ranks} workers after the cases (`bench/stage_floor.py`; "
+        f"median and best of {len(next(iter(report.stages.values())))}). Their time is what "
+        "Dask's scheduler and workers take for the graph alone: no Dask graph of that shape "
+        "runs faster here, whatever its tasks do.\n\n"
+        + stage_floor.table(report.stages, report.ranks)
+    )
+    relayout = report.stages.get("post, barrier, collect")
+    rows = [r for r in report.rows if r.workload.case.key == "resplit01"]
+    if relayout and rows:
+        row = min(rows, key=lambda r: r.workload.mib)
+        heat, dndask = row.seconds.get("heat"), row.seconds.get("dndask")
+        floor_ms = min(relayout) * 1e3
+        if heat is not None and dndask is not None:
+            text += (
+                f"\n\nA relayout over shared memory is the post, barrier, collect graph. At "
+                f"{fmt_size(row.workload.mib)} MiB, Heat's `resplit_` 0 → 1 took "
+                f"{heat * 1e3:.1f} ms (median) and dndask's {dndask * 1e3:.1f} ms, of which "
+                f"the graph's best no-op time is {floor_ms:.1f} ms"
+                + (
+                    ": Heat finishes below the floor of the graph, so no Dask-scheduled "
+                    "relayout of three stages can match it at this size."
+                    if heat * 1e3 < floor_ms
+                    else "."
+                )
+            )
+    return text
 
 
 def _overhead_section(report: Report) -> str:

@@ -31,6 +31,7 @@ from bench import (  # noqa: E402
     report,
     scaling,
     shm_stages,
+    stage_floor,
     weight,
     workloads,
 )
@@ -585,3 +586,45 @@ def test_algorithm_cases_run_on_dndask(client, comm_of):
         assert sample.seconds > 0 and sample.peak >= 0, key
     fft = results[("fft", 0.01)]["dndask"]
     assert 0 < fft.moved <= 2 * fft.workload.minimum_bytes()  # each element at most twice
+
+
+# --- the scheduler's floor ---------------------------------------------------------------------
+
+
+def test_stage_floor_graphs_have_their_shapes_and_run(client, comm_of):
+    workers = list(comm_of(3).workers)
+    for shape in stage_floor.SHAPES:
+        outs = stage_floor.graph(shape, workers, 7)
+        dsk = {k: v for out in outs for k, v in dict(out.__dask_graph__()).items()}
+        assert len(outs) == len(workers)
+        assert len(dsk) == stage_floor.tasks(shape, len(workers))
+    with pytest.raises(ValueError, match=r"`shape` must be one of 'one stage'.*got 'ring'"):
+        stage_floor.graph("ring", workers, 0)
+    times = stage_floor.measure(client, repeats=1, warmup=0, shapes=stage_floor.SHAPES[::3])
+    assert list(times) == ["one stage", "post, barrier, collect"]
+    assert all(len(t) == 1 and 0 < t[0] < 60 for t in times.values())
+    table = stage_floor.table(times, len(client.scheduler_info()["workers"]))
+    assert table.splitlines()[2].startswith("| one stage | ")
+
+
+def test_stages_section_compares_heat_with_the_relayout_floor():
+    results = fake_results()
+    r = workloads.Workload.of("resplit01", 128, 4)
+    results[("resplit01", 128)]["heat"] = Result("heat", r, [Sample(0.02, MIB, r.heat_bytes())] * 3)
+    rep = report.Report(
+        args="",
+        ranks=4,
+        repeats=3,
+        base_mib=128,
+        results=results,
+        bandwidth=floor.Bandwidth(1 << 30, 1 << 28),
+        points=[],
+        overhead={},
+        heat_versions={},
+        stages={"one stage": [0.010, 0.012], "post, barrier, collect": [0.030, 0.025]},
+    )
+    text = report.document(rep, None)
+    assert "## The scheduler's floor" in text
+    assert "| post, barrier, collect | 9 | 27.5 | 25.0 |" in text
+    assert "Heat's `resplit_` 0 → 1 took 20.0 ms (median) and dndask's 100.0 ms" in text
+    assert "best no-op time is 25.0 ms: Heat finishes below the floor" in text
