@@ -11,8 +11,8 @@ A 1-D float32 array of normal random numbers (``--sizes`` MiB), split 0 on
 - **numpy**: ``np.sort`` of the whole array in this one process;
 - **Heat**: ``ht.sort(a)`` under MPI from Heat's own venv (``bench/_heat_cases.py --case sort``).
 
-``--method`` picks the sample sort's exchange (``tasks``, ``two-level``;
-default: dndask's choice by rank count). Also the graph of the all-to-all at
+``--method`` picks the sample sort's exchange (``shm``, ``mpi``, ``tasks``, ``two-level``;
+default: dndask's choice, shared memory on one host). Also the graph of the all-to-all at
 4..4096 ranks for both exchanges, built and not run (:func:`graph_rows`).
 Prints one JSON record per line.
 """
@@ -30,6 +30,7 @@ import numpy as np
 from dask.base import tokenize
 
 import dndask as ht
+from dndask import _transport
 from dndask._sorting import _exchange, _plan
 
 from . import _rss, heat_venv, systems, workloads
@@ -74,6 +75,16 @@ def numpy_sort(w: workloads.Workload, repeats: int) -> dict:
     return {"seconds": statistics.median(times), "peak": statistics.median(peaks)}
 
 
+def exchange_of(comm: ht.Comm, method: str | None) -> str:
+    """The exchange ``ht.sort`` takes on ``comm`` for ``method``: read off a small sort's graph."""
+    a = ht.array(np.arange(4 * comm.size, dtype=np.float32)[::-1].copy(), split=0, comm=comm)
+    keys = [str(k) for k in dict(ht.sort(a, method=method).to_dask().__dask_graph__())]
+    posts = [k for k in keys if _transport.POST_PREFIX in k]
+    if posts:
+        return "mpi" if any(_transport.MPI_MARK in k for k in posts) else "shm"
+    return _exchange.choose_method(method, comm.size)
+
+
 def dndask_sort(client, comm, w: workloads.Workload, repeats: int, method=None) -> dict:
     side = SortSide(comm, method)
     systems.measure_once(client, side, w.resized(1), seed=10_000)  # warm-up
@@ -83,7 +94,7 @@ def dndask_sort(client, comm, w: workloads.Workload, repeats: int, method=None) 
     moved = statistics.median(s.moved for s in samples)
     samples_bytes = w.ranks * _plan.OVERSAMPLE * (w.ranks - 1) * (workloads.ITEMSIZE + 16)
     return {
-        "method": _exchange.choose_method(method, w.ranks),
+        "method": exchange_of(comm, method),
         "seconds": statistics.median(s.seconds for s in samples),
         "best": min(s.seconds for s in samples),
         "peak": peak,
@@ -168,7 +179,9 @@ def main(argv=None) -> None:
     p.add_argument("--ranks", type=int, default=4)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--systems", default="numpy,dndask,heat")
-    p.add_argument("--method", default=None, help="tasks or two-level (default: by ranks)")
+    p.add_argument(
+        "--method", default=None, help="shm, mpi, tasks or two-level (default: dndask's choice)"
+    )
     p.add_argument("--graph-max-build", type=int, default=1024)
     p.add_argument("--graph-max-build-two-level", type=int, default=1024)
     p.add_argument("--graph-ranks", default=",".join(map(str, GRAPH_RANKS)))

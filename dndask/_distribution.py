@@ -303,23 +303,29 @@ def page_offsets(plan: _layout.RelayoutPlan, itemsize: int) -> np.ndarray:
     return np.where(consecutive[t.dst], before * row_bytes[t.dst] % _transport.PAGE, 0)
 
 
-def build_shm(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "relayout"):
+def build_shm(
+    x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "relayout", key: tuple = ()
+):
     """The shared-memory graph of ``plan``: a post per sending rank, a barrier, a collect per rank.
 
     At most ``2P + 1`` tasks (:mod:`dndask._transport`). A piece that stays on its rank
     reaches the collect by reference to its source chunk; an output that is one whole
     kept chunk is an alias of it, as in :func:`build`. Returns the array and the ranks
     of the posts and the barrier (the collects are the output chunks: placed as such).
+    ``key``: what else names the graph, for plans not derived from their layouts
+    (:func:`dndask._layout.plan_moves`).
     """
-    return build_exchange(x, plan, tag, "shm", prefix)
+    return build_exchange(x, plan, tag, "shm", prefix, key)
 
 
-def build_mpi(x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "relayout"):
+def build_mpi(
+    x: da.Array, plan: _layout.RelayoutPlan, tag: str, prefix: str = "relayout", key: tuple = ()
+):
     """The MPI graph of ``plan`` (:mod:`dndask._mpi_transport`): :func:`build_shm`'s shape.
 
     ``tag`` starts with :data:`dndask._transport.MPI_MARK`.
     """
-    return build_exchange(x, plan, tag, "mpi", prefix)
+    return build_exchange(x, plan, tag, "mpi", prefix, key)
 
 
 def _block_keys(name: str, split: int | None, ndim: int, ranks: int) -> list[tuple]:
@@ -358,13 +364,18 @@ def build_exchange(
     tag: str,
     transport: str,
     prefix: str = "relayout",
+    key: tuple = (),
 ):
-    """The post / barrier / collect graph of ``plan`` over ``transport``: ``"shm"`` or ``"mpi"``."""
-    if plan.is_identity:
+    """The post / barrier / collect graph of ``plan`` over ``transport``: ``"shm"`` or ``"mpi"``.
+
+    ``key`` is hashed into the names with :func:`plan_key` (for plans whose pieces their
+    layouts do not determine).
+    """
+    if plan.is_identity and not key:
         return x, {}
     src, dst, ndim = plan.src, plan.dst, x.ndim
     out_chunks = dst.chunks(plan.shape)
-    token = tokenize(x.name, *plan_key(plan), transport)
+    token = tokenize(x.name, *plan_key(plan), transport, *key)
     name = f"{prefix}-{token}"
     post_name = f"{_transport.POST_PREFIX}{tag}-{token}"
     barrier_key = f"{_transport.BARRIER_PREFIX}{tag}-{token}"
@@ -754,16 +765,48 @@ def relayout_graph(
         # Dask drops the empty chunks of empty ranks (all of them without elements).
         y = x.rechunk(dst.chunks(x.shape), method="p2p")
         return restore_empty_ranks(y, dst.split, dst.counts), {}
-    if report.transport == "mpi":
-        client = src.comm.client
+    if report.transport in ("mpi", "shm"):
+        return _carried(x, plan, report.transport)
+    return build(x, plan)
+
+
+def _carried(x: da.Array, plan: _layout.RelayoutPlan, transport: str, prefix="relayout", key=()):
+    """:func:`build_mpi` or :func:`build_shm` of ``plan``, its cluster's plugin installed."""
+    client = plan.src.comm.client
+    if transport == "mpi":
         _mpi_transport.ensure_mpi(client)
         tag = f"{_transport.MPI_MARK}{_transport.cluster_tag(client)}"
-        return build_mpi(x, plan, tag)
-    if report.transport == "shm":
-        client = src.comm.client
-        _transport.ensure_janitor(client)
-        return build_shm(x, plan, _transport.cluster_tag(client))
-    return build(x, plan)
+        return build_mpi(x, plan, tag, prefix, key)
+    _transport.ensure_janitor(client)
+    return build_shm(x, plan, _transport.cluster_tag(client), prefix, key)
+
+
+def exchange_graph(
+    x: da.Array,
+    plan: _layout.RelayoutPlan,
+    method: str | None = None,
+    prefix: str = "exchange",
+    key: tuple = (),
+) -> tuple[da.Array, dict, str] | None:
+    """``plan``'s pieces carried as a relayout's are, over MPI or shared memory; else None.
+
+    For exchanges whose pieces are given (:func:`dndask._layout.plan_moves`: a sample
+    sort's all-to-all). ``method``: None picks as :func:`relayout_graph` does (with
+    ``$DNDASK_RELAYOUT`` as a preference); ``"mpi"`` or ``"shm"`` demand that transport
+    (ValueError where it cannot carry ``x``). Returns the array (chunk ``r`` joins
+    ``plan``'s pieces of target ``r`` in order), the ranks of its posts and barrier, and
+    the transport; None where only Dask's comms can carry the pieces (the caller builds
+    its own graph), including when ``/dev/shm`` lacks room (logged).
+    """
+    if method not in (None, "mpi", "shm"):
+        raise ValueError(f"`method` must be None, 'mpi' or 'shm', got {method!r}")
+    transport = _transport_of(x, plan.src, plan.dst, method)
+    if transport == "shm" and not _room_for(pair_bytes(plan, x.dtype.itemsize).total, "tasks"):
+        return None
+    if transport not in ("mpi", "shm"):
+        return None
+    y, ranks = _carried(x, plan, transport, prefix, key)
+    return y, ranks, transport
 
 
 def relayout_(array, dst: _layout.Distribution, method: str | None = None):

@@ -733,6 +733,50 @@ def plan_pieces(shape: Shape, src: Distribution, dst: Distribution) -> RelayoutP
     return RelayoutPlan(shape, src, dst, table, d if a is None else a, d)
 
 
+def plan_moves(src: Distribution, dst: Distribution, moves: np.ndarray) -> RelayoutPlan:
+    """The plan of a 1-D exchange whose pieces are given, not derived from the two layouts.
+
+    ``moves``: int rows ``(target, source, start, stop)``, grouped by target in the
+    order each target joins them: target ``t`` gets rows ``start:stop`` of source
+    chunk ``source``. A sample sort's all-to-all is such an exchange (the pieces follow
+    the data). ``src`` and ``dst`` are split 0; each target's pieces must sum to its
+    count and lie inside their source chunk, one piece per pair of ranks at most
+    (ValueError otherwise).
+
+    >>> from dndask._comm import Comm
+    >>> comm = Comm(["tcp://a:1", "tcp://b:1"])
+    >>> moves = np.array([[0, 0, 0, 1], [0, 1, 0, 2], [1, 0, 1, 3], [1, 1, 2, 3]])
+    >>> plan = plan_moves(Distribution(0, (3, 3), comm), Distribution(0, (3, 3), comm), moves)
+    >>> plan.table.src.tolist(), plan.moved
+    ([0, 1, 0, 1], 4)
+    """
+    if src.split != 0 or dst.split != 0:
+        raise ValueError(f"`src` and `dst` must be split 0, got {src.split} and {dst.split}")
+    moves = np.asarray(moves, dtype=np.int64).reshape(-1, 4)
+    target, source, start, stop = moves.T
+    ranks, counts = len(dst.counts), np.asarray(src.counts, dtype=np.int64)
+    if len(target) and (np.any(np.diff(target) < 0) or target[0] < 0 or target[-1] >= ranks):
+        raise ValueError(
+            f"`moves` must list targets 0 to {ranks - 1} in order, got {target.tolist()}"
+        )
+    if len(source) and (
+        np.any(source < 0) or np.any(source >= len(counts)) or np.any(start < 0)
+        or np.any(stop < start) or np.any(stop > counts[np.clip(source, 0, len(counts) - 1)])
+    ):  # fmt: skip
+        raise ValueError("`moves` must lie inside their source chunks")
+    pairs = target * len(counts) + source
+    if len(np.unique(pairs)) != len(pairs):  # a segment per pair of ranks (the transports')
+        raise ValueError("`moves` must give each pair of ranks at most one piece")
+    got = np.bincount(target, weights=stop - start, minlength=ranks).astype(np.int64)
+    if got.tolist() != list(dst.counts):
+        raise ValueError(
+            f"`moves` must give the targets {list(dst.counts)} rows, got {got.tolist()}"
+        )
+    whole = (start == 0) & (stop == counts[source])
+    table = _table(np.bincount(target, minlength=ranks), source, start, stop, whole, stop - start)
+    return RelayoutPlan((int(counts.sum()),), src, dst, table, 0, 0)
+
+
 def _redistribution(src: Sequence[int], dst: Sequence[int], per_row: int) -> PieceTable:
     """The pieces of moving rows from ``src`` counts to ``dst`` counts (one axis), as a table.
 

@@ -1206,3 +1206,32 @@ def test_normalize_dims_values():
     assert lay.normalize_dims(None, 3) == ("dim_0", "dim_1", "dim_2")
     assert lay.normalize_dims(("t", 3), 2) == ("t", 3)  # xarray takes any hashable
     assert lay.normalize_dims("t", 1, strings=True) == ("t",)
+
+
+def test_plan_moves_takes_given_pieces_and_checks_them():
+    comm = comm_of_size(3)
+    src, dst = lay.Distribution(0, (3, 0, 4), comm), lay.Distribution(0, (2, 5, 0), comm)
+    moves = np.array([[0, 2, 0, 2], [1, 0, 0, 3], [1, 2, 2, 4]])
+    plan = lay.plan_moves(src, dst, moves)
+    t = plan.table
+    assert t.bounds.tolist() == [0, 1, 3, 3] and t.dst.tolist() == [0, 1, 1]
+    assert t.src.tolist() == [2, 0, 2] and t.whole.tolist() == [False, True, False]
+    assert t.elements.tolist() == [2, 3, 2] and plan.moved == 7 and plan.shape == (7,)
+    # the pieces need not follow the global order: target 0 may take source 2's rows
+    plan = lay.plan_moves(src, dst, np.array([[0, 2, 2, 4], [1, 0, 0, 3], [1, 2, 0, 2]]))
+    assert plan.table.start.tolist() == [2, 0, 0]
+    bad = [
+        (lay.Distribution(1, (3, 0, 4), comm), dst, moves, "must be split 0, got 1 and 0"),
+        (src, dst, moves[::-1], "must list targets 0 to 2 in order"),
+        (src, dst, np.array([[0, 1, 0, 2], [1, 0, 0, 5]]), "must lie inside their source"),
+        (src, dst, moves[:2], r"must give the targets \[2, 5, 0\] rows, got \[2, 3, 0\]"),
+        (
+            src,
+            dst,
+            np.array([[0, 2, 0, 2], [1, 2, 2, 4], [1, 2, 0, 0], [1, 0, 0, 3]]),
+            "at most one",
+        ),
+    ]
+    for s_, d_, m, match in bad:
+        with pytest.raises(ValueError, match=match):
+            lay.plan_moves(s_, d_, m)

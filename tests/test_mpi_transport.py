@@ -224,6 +224,7 @@ def test_relayouts_over_mpi_under_mpirun():
     found = re.search(r"bytes: plan (\d+), mpi (\d+), dask data (\d+)", out)
     plan, mpi, dask = (int(n) for n in found.groups())
     assert plan == mpi > 0 and dask == 0  # Dask's sockets carried none of it
+    assert "sort exchanges: [['mpi'], ['mpi'], []]" in out
     assert "interleaved, chained and busy relayouts finished" in out
     assert "no posted piece left on any worker" in out
     assert "Traceback" not in err

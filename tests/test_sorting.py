@@ -89,6 +89,27 @@ def test_plan_exchange_maps_blocks_to_ranks():
     assert _plan.exchange_pieces(4096, "two-level") < 3 * 4096**1.5
 
 
+@pytest.mark.parametrize("descending", [False, True])
+def test_exchange_moves_are_the_plan_of_every_destination_in_order(descending):
+    rng = np.random.default_rng(5)
+    for ranks in (1, 2, 3, 5):
+        cuts = np.sort(rng.integers(0, 9, (ranks, ranks + 1)), axis=1)
+        cuts[:, 0] = 0
+        moves, counts = _plan.exchange_moves(cuts, descending)
+        # the oracle: destination d takes block d (descending: P - 1 - d) of every source
+        rows = [
+            (d, r, cuts[r, b], cuts[r, b + 1])
+            for d in range(ranks)
+            for b in [ranks - 1 - d if descending else d]
+            for r in range(ranks)
+            if cuts[r, b + 1] > cuts[r, b]
+        ]
+        assert moves.tolist() == [list(map(int, row)) for row in rows]
+        assert counts == tuple(
+            sum(hi - lo for t, _, lo, hi in rows if t == d) for d in range(ranks)
+        )
+
+
 def test_fill_steps_start_local_go_round_the_ring_and_balance():
     assert _plan.fill_steps([0, 1, 2, 3, 4, 5], [1, 2, 2, 2, 2, 2], 2, 6, steps=2) == [
         [2],
@@ -183,15 +204,16 @@ def test_plan_unique_joins_groups_across_ranks_and_empty_ranks():
 
 
 # ------------------------------------------------------------------ sort, argsort (1-D)
+@pytest.mark.parametrize("method", [None, "tasks"])  # None: shared memory on this cluster
 @pytest.mark.parametrize("n", RANKS)
-def test_sort_and_argsort_1d_match_numpy(comm_of, n):
+def test_sort_and_argsort_1d_match_numpy(comm_of, n, method):
     comm = comm_of(n)
     results, expected = [], []
     for i, (name, data) in enumerate(cases_1d().items()):
         a = ht.array(data, split=0, comm=comm)
         a = skewed(a) if i % 2 else a  # every other case starts with empty and skewed ranks
         before = a.to_dask().name
-        asc, didx = ht.sort(a), ht.argsort(a, descending=True)
+        asc, didx = ht.sort(a, method=method), ht.argsort(a, descending=True, method=method)
         for r in (asc, didx):
             assert r.split == 0 and r.shape == data.shape and r.comm == comm, name
             counts = r.counts_displs()[0]
@@ -271,9 +293,11 @@ def test_two_level_exchange_matches_numpy_with_empty_ranks(comm_of, monkeypatch,
             np.argsort(data, kind="stable"),
             descending_order(data),
         ]
-    # None picks the two-level exchange above the p2p threshold, as resplit_ picks p2p
+    # Without shm or MPI, None picks the two-level exchange above the p2p threshold, as
+    # resplit_ picks p2p
     data = cases_1d()["floats"]
     a = skewed(ht.array(data, split=0, comm=comm))
+    monkeypatch.setenv("DNDASK_RELAYOUT", "tasks")
     monkeypatch.setenv("DNDASK_P2P_THRESHOLD", "0")
     auto = ht.sort(a)
     monkeypatch.setenv("DNDASK_P2P_THRESHOLD", "4096")
@@ -288,10 +312,52 @@ def test_two_level_exchange_matches_numpy_with_empty_ranks(comm_of, monkeypatch,
         np.testing.assert_array_equal(got, exp)
 
 
+@pytest.mark.parametrize("n", [2, 5])
+def test_sort_exchange_goes_through_shared_memory_on_one_host(comm_of, n):
+    comm = comm_of(n)
+    data = np.random.default_rng(n).integers(-50, 50, 997)
+    a = skewed(ht.array(data, split=0, comm=comm))
+    results = [ht.sort(a), ht.sort(a, descending=True, method="shm"), ht.argsort(a)]
+    for r in results:
+        keys = {str(k) for k in dict(r.to_dask().__dask_graph__())}
+        assert sum("relayout-post-" in k for k in keys) >= 1  # the transport's posts
+        assert sum("relayout-barrier-" in k for k in keys) == 1
+        assert not any("-piece" in k for k in keys)  # no slice task per pair of ranks
+    expected = [np.sort(data), np.sort(data)[::-1], np.argsort(data, kind="stable")]
+    for got, exp in zip(values_of(results), expected, strict=True):
+        np.testing.assert_array_equal(got, exp)
+    with pytest.raises(ValueError, match="`method` 'mpi' needs"):
+        ht.sort(a, method="mpi")
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_a_rank_that_keeps_its_whole_run_is_sorted_in_a_copy(comm_of, descending):
+    from dndask._sorting import _exchange
+
+    # every rank's run falls in the block of its own rank (descending: rank d takes block
+    # P - 1 - d), so each keeps its whole run and gets nothing: its chunk of the exchange is
+    # the run itself, which must stay as it is
+    data = np.array([2, 0, 1, 5, 3, 4, 8, 6, 7])
+    runs = ht.array(data, split=0, comm=comm_of(3)).persist(wait=True)
+    runs_before = runs.numpy().copy()
+    blocks = [[0, 3, 3, 3], [0, 0, 3, 3], [0, 0, 0, 3]]
+    cuts = np.array(blocks[::-1] if descending else blocks)
+    out = _exchange.carried_exchange(
+        runs, cuts, descending=descending, prefix="sort-test", method="shm"
+    )
+    tasks = dict(out.to_dask().__dask_graph__()).values()
+    assert sum(type(v).__name__ == "Alias" for v in tasks) == 3
+    out.persist(wait=True)
+    mine = [np.sort(chunk) for chunk in np.split(data, 3)]  # each rank sorts what it kept
+    expected = np.concatenate([m[::-1] for m in mine] if descending else mine)
+    np.testing.assert_array_equal(out.numpy(), expected)
+    np.testing.assert_array_equal(runs.numpy(), runs_before)
+
+
 def test_sort_method_is_checked(comm_of):
     a = ht.array(np.arange(5.0), split=0, comm=comm_of(2))
     with pytest.raises(
-        ValueError, match="`method` must be None, 'tasks' or 'two-level', got 'p2p'"
+        ValueError, match="`method` must be None, 'tasks', 'two-level', 'shm' or 'mpi', got 'p2p'"
     ):
         ht.sort(a, method="p2p")
     with pytest.raises(ValueError, match="`method` must be None"):

@@ -12,6 +12,9 @@
    Each destination writes its inputs into its preallocated result in a few
    pinned steps (its own piece first, then a quarter of the rest at a time, so
    that only that much is in flight) and sorts it in place.
+   Where relayouts go over MPI or shared memory (:func:`dndask._distribution.exchange_graph`),
+   the exchange does too: a post per source rank, a barrier, a collect per destination,
+   then each destination sorts its joined pieces in place (``3P + 1`` tasks).
 
 Only the samples and the cuts pass through the driver.
 """
@@ -26,13 +29,14 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
-from .. import _distribution, _dndarray, _xp
+from .. import _distribution, _dndarray, _layout, _xp
 from .._compat import List, SliceTask, Task, TaskRef, new_array
 from .._graph import block_index, chunk_meta, meta_of
 from . import _plan, _tasks
 
 __all__ = [
     "METHODS",
+    "carried_exchange",
     "check_method",
     "choose_method",
     "chunk_offsets",
@@ -99,7 +103,7 @@ def submit(comm, fn, futures, per_rank_args) -> list:
     return client.gather(calls)
 
 
-METHODS = (None, "tasks", "two-level")
+METHODS = (None, "tasks", "two-level", "shm", "mpi")
 
 
 def check_method(method: object) -> None:
@@ -107,18 +111,23 @@ def check_method(method: object) -> None:
     if method is not None and not isinstance(method, str):
         raise TypeError(f"`method` must be a str or None, got {type(method).__name__}")
     if method not in METHODS:
-        raise ValueError(f"`method` must be None, 'tasks' or 'two-level', got {method!r}")
+        raise ValueError(
+            f"`method` must be None, 'tasks', 'two-level', 'shm' or 'mpi', got {method!r}"
+        )
 
 
 def choose_method(method: str | None, ranks: int) -> str:
     """``method``, or for None: ``"two-level"`` above the p2p threshold of pieces, as resplit_.
+
+    The choice among Dask's comms, once MPI and shared memory are ruled out
+    (:func:`carried_exchange`).
 
     The all-to-all of ``P`` ranks is ``P²`` pieces, the count ``resplit_`` compares
     with ``$DNDASK_P2P_THRESHOLD`` (default 4096: 64 ranks) to hand over to Dask's
     p2p rechunk; above it the sort's exchange goes through groups of ranks.
     """
     check_method(method)
-    if method is not None:
+    if method not in (None, "shm", "mpi"):
         return method
     return "two-level" if ranks * ranks > _distribution.p2p_threshold() else "tasks"
 
@@ -233,6 +242,50 @@ def exchange_graph(
     return new_array(graph, name, (tuple(counts),), meta_of(x.dtype, 1, like=x)), hints
 
 
+def carried_exchange(
+    runs: _dndarray.DNDarray,
+    cuts: np.ndarray,
+    *,
+    descending: bool,
+    prefix: str,
+    method: str | None = None,
+) -> _dndarray.DNDarray | None:
+    """The sort's all-to-all over MPI or shared memory, each destination sorted; else None.
+
+    The pieces the cuts give (:func:`._plan.exchange_moves`) are carried as a
+    relayout's are (:func:`dndask._distribution.exchange_graph`: ``method`` None picks
+    as relayouts do, ``"shm"``/``"mpi"`` demand it); each destination then sorts its
+    joined pieces in place (and reverses them, descending). None where only Dask's
+    comms can carry the runs (then :func:`exchange` builds the tasks' graph).
+    """
+    comm = runs.comm
+    moves, counts = _plan.exchange_moves(cuts, descending)
+    src = _layout.Distribution(0, runs.counts_displs()[0], comm)
+    plan = _layout.plan_moves(src, _layout.Distribution(0, counts, comm), moves)
+    x = runs.to_dask()
+    carried = _distribution.exchange_graph(
+        x, plan, method, prefix=f"{prefix}-exchange", key=(tokenize(cuts), descending)
+    )
+    if carried is None:
+        return None
+    y, hints, _ = carried
+    name = f"{prefix}-{tokenize(y.name, descending)}"
+    t = plan.table
+    dsk: dict = {}
+    for d in range(comm.size):
+        lo, hi = int(t.bounds[d]), int(t.bounds[d + 1])
+        # a destination that keeps its whole run and gets nothing is the run itself (an alias)
+        aliased = hi - lo == 1 and int(t.src[lo]) == d and bool(t.whole[lo])
+        key = (name, d)
+        dsk[key] = Task(key, _tasks.finish, TaskRef((y.name, d)), descending, True, aliased)
+        hints[(y.name, d)] = d
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[y])
+    z = new_array(graph, name, (tuple(counts),), meta_of(x.dtype, 1, like=x))
+    out = _dndarray.from_dask(z, 0, comm, parents=(runs,))
+    out._task_ranks.update(hints)
+    return out
+
+
 def exchange(
     runs: _dndarray.DNDarray,
     plans,
@@ -299,6 +352,10 @@ def flat_sort(
     cuts = np.stack(
         submit(comm, _tasks.cuts_of, futures, [(d, split_values, split_keys) for d in displs])
     )
+    if method in (None, "shm", "mpi"):
+        carried = carried_exchange(runs, cuts, descending=descending, prefix="sort", method=method)
+        if carried is not None:
+            return carried
     method = choose_method(method, comm.size)
     if method == "two-level":  # planned from the cuts with numpy, no P² pieces
         plans, result_counts = _plan.plan_two_level_cuts(cuts, descending)

@@ -43,6 +43,7 @@ __all__ = [
     "bucket_of",
     "choose_splitters",
     "cut_positions",
+    "exchange_moves",
     "exchange_pieces",
     "fill_steps",
     "group_size",
@@ -182,6 +183,26 @@ def plan_exchange(cuts: np.ndarray, descending: bool = False):
         plans.append(pieces)
         counts.append(sum(p.stop - p.start for p in pieces))
     return plans, tuple(counts)
+
+
+def exchange_moves(cuts: np.ndarray, descending: bool = False) -> tuple[np.ndarray, tuple]:
+    """:func:`plan_exchange` as int64 rows ``(destination, source, start, stop)``, and the counts.
+
+    Vectorised (no ``P²`` Python objects): the moves of :func:`dndask._layout.plan_moves`.
+
+    >>> moves, counts = exchange_moves(np.array([[0, 2, 3], [0, 0, 4]]))
+    >>> moves.tolist(), counts
+    ([[0, 0, 0, 2], [1, 0, 2, 3], [1, 1, 0, 4]], (2, 5))
+    """
+    cuts = np.asarray(cuts, dtype=np.int64)
+    ranks = cuts.shape[0]
+    blocks = np.arange(ranks)[::-1] if descending else np.arange(ranks)
+    start = cuts[:, blocks].T  # [destination, source]
+    stop = cuts[:, blocks + 1].T
+    dst, src = np.nonzero(stop > start)  # row-major: destinations in order, sources in order
+    moves = np.stack([dst, src, start[dst, src], stop[dst, src]], axis=1).astype(np.int64)
+    counts = np.bincount(dst, weights=stop[dst, src] - start[dst, src], minlength=ranks)
+    return moves.reshape(-1, 4), tuple(int(c) for c in counts)
 
 
 def exchange_pieces(ranks: int, method: str = "tasks") -> int:

@@ -98,12 +98,15 @@ def sort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=False
         numpy's ``stable``.
     balanced : bool, optional
         Rebalance a result whose counts follow the data.
-    method : {None, "tasks", "two-level"}, optional
-        The sample sort's exchange: ``"tasks"``, one slice task per pair of
-        ranks (``P²``); ``"two-level"``, two hops through ``sqrt(P)`` groups of
-        ranks (``O(P^1.5)`` tasks, the data move twice); None picks
-        ``"two-level"`` above ``$DNDASK_P2P_THRESHOLD`` pieces (64 ranks), as
-        ``resplit_`` picks Dask's p2p rechunk.
+    method : {None, "shm", "mpi", "tasks", "two-level"}, optional
+        The sample sort's exchange: ``"shm"`` or ``"mpi"``, as relayouts carry
+        their pieces (a post per rank, a barrier, a collect per rank, then each
+        rank sorts what it got); ``"tasks"``, one slice task per pair of ranks
+        (``P²``, through Dask's comms); ``"two-level"``, two hops through
+        ``sqrt(P)`` groups of ranks (``O(P^1.5)`` tasks, the data move twice).
+        None picks as relayouts do (``$DNDASK_RELAYOUT``, then MPI under dndask's
+        ``mpirun`` launch, shared memory on one host), else ``"two-level"``
+        above ``$DNDASK_P2P_THRESHOLD`` pieces (64 ranks) and ``"tasks"`` below.
 
     Returns
     -------
@@ -162,7 +165,7 @@ def argsort(a, axis=-1, descending=False, kind=None, *, stable=None, balanced=Fa
         numpy's arguments (checked; the order is stable anyway).
     balanced : bool, optional
         Rebalance a result whose counts follow the data.
-    method : {None, "tasks", "two-level"}, optional
+    method : {None, "shm", "mpi", "tasks", "two-level"}, optional
         The sample sort's exchange, as in :func:`sort`.
 
     Returns

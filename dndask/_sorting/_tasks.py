@@ -22,6 +22,7 @@ __all__ = [
     "cuts_of",
     "field",
     "fill",
+    "finish",
     "global_flat_index",
     "join",
     "lane_order",
@@ -188,6 +189,24 @@ def fill(out, count: int, dtype, inputs: list, segments, finish, device: str = "
         if descending:
             reverse_in_place(out)
     return out
+
+
+def finish(chunk: np.ndarray, descending: bool, sort: bool, copy: bool) -> np.ndarray:
+    """A destination's joined pieces sorted (``sort``), then reversed (``descending``), in place.
+
+    ``copy``: the chunk is a source run itself (a destination that keeps its whole run
+    and gets nothing), so it is copied before it is changed.
+
+    >>> finish(np.array([3, 1, 2]), True, True, True).tolist()
+    [3, 2, 1]
+    """
+    if copy and (sort or descending) and len(chunk) > 1:
+        chunk = chunk.copy()
+    if sort:
+        sort_in_place(chunk)
+    if descending:
+        reverse_in_place(chunk)
+    return chunk
 
 
 def sort_in_place(out: np.ndarray) -> None:

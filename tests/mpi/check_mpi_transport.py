@@ -4,7 +4,8 @@ across simulated nodes in tests/multinode/test_multinode.py, where shm is not ch
 Values against numpy for resplit_ and redistribute_ on every split, with empty ranks and
 on a sub-comm; the transport each relayout used; the bytes Dask's transfer logs saw
 against the bytes MPI moved; interleaved relayouts, a chain and a busy rank; a culled
-relayout; and that the posted pieces are dropped afterwards. Prints one line per check.
+relayout; the sample sort's exchange over MPI; and that the posted pieces are dropped
+afterwards. Prints one line per check.
 """
 
 import time
@@ -157,6 +158,17 @@ if __name__ == "__main__":
         np.testing.assert_array_equal(b.numpy(), np.arange(40).reshape(8, 5))
     also = " and 'shm'" if one_host else ""
     print(f"method='tasks'{also} still work under mpirun")
+
+    data = np.random.default_rng(6).standard_normal(1001)
+    a = ht.array(data, split=0, comm=comm)
+    sorts = [ht.sort(a), ht.argsort(a, descending=True), ht.sort(a, method="tasks")]
+    used = [transports(s[0] if isinstance(s, tuple) else s) for s in sorts]
+    assert used == [{"mpi"}, {"mpi"}, set()], used
+    got = values_of([s[0] if isinstance(s, tuple) else s for s in sorts])
+    np.testing.assert_array_equal(got[0], np.sort(data))
+    np.testing.assert_array_equal(data[got[1]], np.sort(data)[::-1])
+    np.testing.assert_array_equal(got[2], np.sort(data))
+    print(f"sort exchanges: {[sorted(u) for u in used]}")
 
     took = busy_interleaved_chain(comm)
     print(f"interleaved, chained and busy relayouts finished in {took:.1f} s")
