@@ -96,18 +96,43 @@ def test_exchange_moves_are_the_plan_of_every_destination_in_order(descending):
         cuts = np.sort(rng.integers(0, 9, (ranks, ranks + 1)), axis=1)
         cuts[:, 0] = 0
         moves, counts = _plan.exchange_moves(cuts, descending)
-        # the oracle: destination d takes block d (descending: P - 1 - d) of every source
+        # the oracle: destination d takes block d (descending: P - 1 - d) of every source,
+        # sources in order (descending: in reverse order)
         rows = [
             (d, r, cuts[r, b], cuts[r, b + 1])
             for d in range(ranks)
             for b in [ranks - 1 - d if descending else d]
-            for r in range(ranks)
+            for r in (range(ranks)[::-1] if descending else range(ranks))
             if cuts[r, b + 1] > cuts[r, b]
         ]
         assert moves.tolist() == [list(map(int, row)) for row in rows]
         assert counts == tuple(
             sum(hi - lo for t, _, lo, hi in rows if t == d) for d in range(ranks)
         )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.complex64])
+def test_merged_runs_are_in_value_then_key_order(dtype):
+    from dndask._sorting import _tasks
+
+    rng = np.random.default_rng(7)
+    for runs in (1, 2, 4, 7):
+        pieces = []
+        for _ in range(runs):
+            n = int(rng.integers(0, 40))
+            values = rng.integers(-3, 4, n).astype(dtype)  # many ties across runs
+            if np.issubdtype(dtype, np.inexact):
+                values[rng.random(n) < 0.2] = np.nan
+            keys = rng.permutation(1000)[:n] - 500  # keys of any order, as split 1 gives
+            order = np.lexsort((keys, values))  # each run sorted by (value, key)
+            pieces.append(_tasks.records(values[order], keys[order]))
+        out = np.concatenate(pieces)
+        expected = out[np.lexsort((out[_tasks.RECORD_KEY], out[_tasks.RECORD_VALUE]))]
+        _tasks.merge_runs(out)
+        np.testing.assert_array_equal(out[_tasks.RECORD_KEY], expected[_tasks.RECORD_KEY])
+        plain = np.concatenate([np.sort(p[_tasks.RECORD_VALUE]) for p in pieces])
+        _tasks.merge_runs(plain)
+        np.testing.assert_array_equal(plain, np.sort(plain))
 
 
 def test_fill_steps_start_local_go_round_the_ring_and_balance():

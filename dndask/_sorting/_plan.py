@@ -186,22 +186,34 @@ def plan_exchange(cuts: np.ndarray, descending: bool = False):
 
 
 def exchange_moves(cuts: np.ndarray, descending: bool = False) -> tuple[np.ndarray, tuple]:
-    """:func:`plan_exchange` as int64 rows ``(destination, source, start, stop)``, and the counts.
+    """:func:`plan_exchange`'s pieces as int64 rows ``(destination, source, start, stop)``.
+
+    And the destinations' counts.
 
     Vectorised (no ``P²`` Python objects): the moves of :func:`dndask._layout.plan_moves`.
+    Each destination takes its pieces in source order, descending: in reverse source
+    order, so that for a split-0 array the runs it joins hold ties in the order of their
+    records' keys (negated when descending, see :func:`._tasks.local_run`) and a stable
+    sort by value merges them (:func:`._tasks.merge_runs`).
 
     >>> moves, counts = exchange_moves(np.array([[0, 2, 3], [0, 0, 4]]))
     >>> moves.tolist(), counts
     ([[0, 0, 0, 2], [1, 0, 2, 3], [1, 1, 0, 4]], (2, 5))
+    >>> exchange_moves(np.array([[0, 2, 3], [0, 0, 4]]), descending=True)[0].tolist()
+    [[0, 1, 0, 4], [0, 0, 2, 3], [1, 0, 0, 2]]
     """
     cuts = np.asarray(cuts, dtype=np.int64)
     ranks = cuts.shape[0]
     blocks = np.arange(ranks)[::-1] if descending else np.arange(ranks)
     start = cuts[:, blocks].T  # [destination, source]
     stop = cuts[:, blocks + 1].T
-    dst, src = np.nonzero(stop > start)  # row-major: destinations in order, sources in order
-    moves = np.stack([dst, src, start[dst, src], stop[dst, src]], axis=1).astype(np.int64)
-    counts = np.bincount(dst, weights=stop[dst, src] - start[dst, src], minlength=ranks)
+    if descending:  # sources in reverse order within each destination
+        start, stop = start[:, ::-1], stop[:, ::-1]
+    dst, col = np.nonzero(stop > start)  # row-major: destinations in order, then columns
+    src = ranks - 1 - col if descending else col
+    lo, hi = start[dst, col], stop[dst, col]
+    moves = np.stack([dst, src, lo, hi], axis=1).astype(np.int64)
+    counts = np.bincount(dst, weights=hi - lo, minlength=ranks)
     return moves.reshape(-1, 4), tuple(int(c) for c in counts)
 
 
