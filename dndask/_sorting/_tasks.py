@@ -174,8 +174,9 @@ def fill(out, count: int, dtype, inputs: list, segments, finish, device: str = "
     ``offset``. ``out`` is the previous step's array (the only task that uses
     it), written in place, so a destination holds its result and one step's
     inputs, never a list of pieces and their concatenation at once.
-    ``finish = (descending, sort)`` on the last step: sort in place, then reverse
-    in place. A destination without inputs allocates on ``device`` (the runs' device).
+    ``finish = (descending, sort)`` on the last step: sort in place (numpy results by
+    :func:`merge_runs`, the inputs being sorted runs), then reverse in place. A
+    destination without inputs allocates on ``device`` (the runs' device).
     """
     if out is None:
         first = next((x[0] if isinstance(x, list) else x for x in inputs if len(x)), None)
@@ -185,8 +186,8 @@ def fill(out, count: int, dtype, inputs: list, segments, finish, device: str = "
         _write(out, x, segs)
     if finish is not None:
         descending, sort = finish
-        if sort:
-            sort_in_place(out)
+        if sort:  # the inputs are sorted runs: numpy merges them (merge_runs)
+            (merge_runs if isinstance(out, np.ndarray) else sort_in_place)(out)
         if descending:
             reverse_in_place(out)
     return out
