@@ -369,6 +369,24 @@ def test_kill_in_the_middle_of_an_shm_relayout(lost):
 
 
 @pytest.mark.timeout(240)
+def test_a_sort_over_shared_memory_survives_a_killed_worker(lost):
+    """The sort's result chunk on the dead worker is made again from the graph: its run,
+    the posts (new segments), the barrier and its collect, on the worker that takes over."""
+    comm = lost.comm()
+    tag = _transport.cluster_tag(lost.client)
+    g = (np.arange(500) * 7919) % 1009
+    a = (ht.arange(500, split=0, comm=comm) * 7919) % 1009
+    s = ht.sort(a, method="shm").persist(wait=True)
+    counts = s.lshape_map[:, 0].tolist()
+    victim = comm.workers[1]
+    lost.kill(victim)
+    assert_layout(s, np.sort(g), 0, comm)
+    assert s.lshape_map[:, 0].tolist() == counts
+    lost.healed(victim)
+    wait_until(lambda: not _transport.segments(tag), 20, "the segments to go")
+
+
+@pytest.mark.timeout(240)
 def test_per_rank_data_on_a_lost_worker_is_a_clear_error(lost):
     comm = lost.comm()
 
