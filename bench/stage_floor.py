@@ -14,8 +14,8 @@ any Dask graph of it costs on this machine, whatever its tasks compute. The shap
 - ``post, barrier, collect``: a relayout over shared memory or MPI: ``P`` posts, one barrier
   that depends on them all, ``P`` collects that depend on the barrier (``2P + 1`` tasks).
 
-Each repeat builds new keys (no result is reused), and only the submission and the wait are
-timed, not building the graph. The shapes alternate within a repeat, so a disturbance of the
+Each repeat builds new keys (no result is reused) and submits them as dndask submits its own
+graphs; only the submission and the wait are timed, not building the graph. The shapes alternate within a repeat, so a disturbance of the
 machine falls on all of them.
 """
 
@@ -25,12 +25,13 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import dask
 import distributed
 
 import dndask
+from dndask._compat import Task, TaskRef, named_graph
 
 from . import systems
 
@@ -51,49 +52,62 @@ def tasks(shape: str, ranks: int) -> int:
     return {SHAPES[0]: ranks, SHAPES[3]: 2 * ranks + 1}.get(shape, 2 * ranks)
 
 
-def graph(shape: str, workers: Sequence[str], token: int) -> list:
-    """Delayed no-op tasks of ``shape`` over ``workers``, each pinned; the outputs' list.
+def graph(shape: str, ranks: int, token: int) -> tuple[dict, list, dict]:
+    """No-op tasks of ``shape`` over ``ranks`` workers: the graph, its outputs, each key's rank.
 
-    >>> outs = graph("post, barrier, collect", ["a", "b"], 0)
-    >>> len(outs), len(dict(outs[0].dask))
-    (2, 4)
+    >>> dsk, outputs, rank = graph("post, barrier, collect", 2, 0)
+    >>> len(dsk), outputs, sorted(set(rank.values()))
+    (5, [('floor-second-0', 0), ('floor-second-0', 1)], [0, 1])
     """
     if shape not in SHAPES:
         raise ValueError(f"`shape` must be one of {', '.join(map(repr, SHAPES))}, got {shape!r}")
-    task = dask.delayed(noop, pure=True)
+    dsk: dict = {}
+    rank: dict = {}
 
-    def stage(name: str, deps: Callable[[int], tuple]) -> list:
-        out = []
-        for r, worker in enumerate(workers):
-            with dask.annotate(workers=[worker], allow_other_workers=False):
-                out.append(task(token, name, r, *deps(r), dask_key_name=f"{name}-{token}-{r}"))
-        return out
+    def stage(name: str, deps) -> list:
+        keys = []
+        for r in range(ranks):
+            key = (f"{name}-{token}", r)
+            dsk[key] = Task(key, noop, token, r, *(TaskRef(d) for d in deps(r)))
+            rank[key] = r
+            keys.append(key)
+        return keys
 
     first = stage("floor-first", lambda r: ())
     if shape == SHAPES[0]:
-        return first
+        return dsk, first, rank
     if shape == SHAPES[1]:
-        return stage("floor-second", lambda r: (first[r],))
+        return dsk, stage("floor-second", lambda r: (first[r],)), rank
     if shape == SHAPES[2]:
-        return stage("floor-second", lambda r: tuple(first))
-    with dask.annotate(workers=[workers[0]], allow_other_workers=False):
-        barrier = task(token, *first, dask_key_name=f"floor-barrier-{token}")
-    return stage("floor-second", lambda r: (barrier,))
+        return dsk, stage("floor-second", lambda r: first), rank
+    barrier = f"floor-barrier-{token}"
+    dsk[barrier] = Task(barrier, noop, token, *(TaskRef(k) for k in first))
+    rank[barrier] = 0
+    return dsk, stage("floor-second", lambda r: (barrier,)), rank
 
 
 def measure(
     client: distributed.Client, repeats: int = 15, warmup: int = 2, shapes: Sequence[str] = SHAPES
 ) -> dict[str, list[float]]:
-    """Seconds of each repeat of each shape (warm-up repeats dropped), on ``client``'s workers."""
+    """Seconds of each repeat of each shape (warm-up repeats dropped), on ``client``'s workers.
+
+    Each graph goes to the scheduler as dndask submits its own: one ``Client.get`` of a
+    dict of tasks under a fresh name, every key pinned to its worker by an annotation.
+    """
     workers = sorted(client.scheduler_info()["workers"])
     times: dict[str, list[float]] = {shape: [] for shape in shapes}
     token = time.time_ns()
     for i in range(warmup + repeats):
         for shape in shapes if i % 2 else shapes[::-1]:
             token += 1
-            outs = graph(shape, workers, token)
+            dsk, outputs, rank = graph(shape, len(workers), token)
+
+            def pinned(key, rank=rank):
+                return [workers[rank[key]]]
+
             t0 = time.perf_counter()
-            futures = client.compute(outs, optimize_graph=False)
+            with dask.annotate(workers=pinned, allow_other_workers=False):
+                futures = client.get(named_graph(dsk, f"floor-{token}"), outputs, sync=False)
             distributed.wait(futures)
             seconds = time.perf_counter() - t0
             del futures

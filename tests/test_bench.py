@@ -591,15 +591,13 @@ def test_algorithm_cases_run_on_dndask(client, comm_of):
 # --- the scheduler's floor ---------------------------------------------------------------------
 
 
-def test_stage_floor_graphs_have_their_shapes_and_run(client, comm_of):
-    workers = list(comm_of(3).workers)
+def test_stage_floor_graphs_have_their_shapes_and_run(client):
     for shape in stage_floor.SHAPES:
-        outs = stage_floor.graph(shape, workers, 7)
-        dsk = {k: v for out in outs for k, v in dict(out.__dask_graph__()).items()}
-        assert len(outs) == len(workers)
-        assert len(dsk) == stage_floor.tasks(shape, len(workers))
+        dsk, outputs, rank = stage_floor.graph(shape, 3, 7)
+        assert len(outputs) == 3 and [rank[k] for k in outputs] == [0, 1, 2]
+        assert len(dsk) == stage_floor.tasks(shape, 3) and set(rank) == set(dsk)
     with pytest.raises(ValueError, match=r"`shape` must be one of 'one stage'.*got 'ring'"):
-        stage_floor.graph("ring", workers, 0)
+        stage_floor.graph("ring", 3, 0)
     times = stage_floor.measure(client, repeats=1, warmup=0, shapes=stage_floor.SHAPES[::3])
     assert list(times) == ["one stage", "post, barrier, collect"]
     assert all(len(t) == 1 and 0 < t[0] < 60 for t in times.values())
