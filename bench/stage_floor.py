@@ -15,8 +15,8 @@ any Dask graph of it costs on this machine, whatever its tasks compute. The shap
   that depends on them all, ``P`` collects that depend on the barrier (``2P + 1`` tasks).
 
 Each repeat builds new keys (no result is reused) and submits them as dndask submits its own
-graphs; only the submission and the wait are timed, not building the graph. The shapes alternate within a repeat, so a disturbance of the
-machine falls on all of them.
+graphs; only the submission and the wait are timed, not building the graph. The shapes
+alternate within a repeat, so a disturbance of the machine falls on all of them.
 """
 
 from __future__ import annotations
