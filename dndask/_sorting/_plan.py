@@ -186,9 +186,7 @@ def plan_exchange(cuts: np.ndarray, descending: bool = False):
 
 
 def exchange_moves(cuts: np.ndarray, descending: bool = False) -> tuple[np.ndarray, tuple]:
-    """:func:`plan_exchange`'s pieces as int64 rows ``(destination, source, start, stop)``.
-
-    And the destinations' counts.
+    """The pieces and counts of :func:`plan_exchange`, as int64 rows ``(dst, src, start, stop)``.
 
     Vectorised (no ``P²`` Python objects): the moves of :func:`dndask._layout.plan_moves`.
     Each destination takes its pieces in source order, descending: in reverse source
