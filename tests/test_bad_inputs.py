@@ -1193,7 +1193,7 @@ CATALOGUE: dict[str, Bad] = {
     "sort-unknown-method": Bad(
         lambda e: ht.sort(e.v, method="p2p"),
         ValueError,
-        r"`method` must be None, 'tasks' or 'two-level', got 'p2p'",
+        r"`method` must be None, 'tasks', 'two-level', 'shm' or 'mpi', got 'p2p'",
         ("v",),
     ),
     "argsort-method-int": Bad(
