@@ -72,7 +72,7 @@ def build(
                 task_ranks[key] = move.src
             keys.append(key)
         if not keys:
-            lshape = [c[r] if a == dst.split else c[0] for a, c in enumerate(out_chunks)]
+            lshape = _lshape(dst, out_chunks, r)
             dsk[out_key] = (empty, lshape, x.dtype, meta_of(x.dtype, ndim, like=x))
         elif len(keys) == 1:
             dsk[out_key] = keys[0]
@@ -328,6 +328,28 @@ def build_mpi(
     return build_exchange(x, plan, tag, "mpi", prefix, key)
 
 
+def aliased_targets(plan: _layout.RelayoutPlan) -> np.ndarray:
+    """Per target of ``plan``: whether its output is one whole source chunk of its own rank.
+
+    :func:`build_exchange` makes such an output an alias of that chunk (no task, no copy),
+    so whoever changes the output in place must copy it first.
+
+    >>> from dndask._comm import Comm
+    >>> two = Comm(["tcp://a:1", "tcp://b:1"])
+    >>> src = _layout.Distribution(0, (2, 3), two)
+    >>> moved = _layout.plan_pieces((5,), src, _layout.Distribution(0, (1, 4), two))
+    >>> kept = _layout.plan_pieces((5,), src, src)
+    >>> aliased_targets(moved).tolist(), aliased_targets(kept).tolist()
+    ([False, False], [True, True])
+    """
+    t = plan.table
+    targets = len(t.bounds) - 1
+    if not len(t.src):
+        return np.zeros(targets, dtype=bool)
+    first = np.minimum(t.bounds[:-1], len(t.src) - 1)  # a target without pieces: masked below
+    return (np.diff(t.bounds) == 1) & (t.src[first] == np.arange(targets)) & t.whole[first]
+
+
 def _block_keys(name: str, split: int | None, ndim: int, ranks: int) -> list[tuple]:
     """The key of every rank's chunk of array ``name`` (:func:`block_index`'s), in rank order."""
     return [(name, *block_index(split, ndim, r)) for r in range(ranks)]
@@ -410,13 +432,14 @@ def build_exchange(
     receives = (np.bincount(t.dst[sends], minlength=targets) > 0).tolist()
     lshapes = src.lshape_map(plan.shape)
     bounds = t.bounds.tolist()
+    aliased = aliased_targets(plan).tolist()
     for r, out_key in enumerate(_block_keys(name, dst.split, ndim, targets)):
         lo, hi = bounds[r], bounds[r + 1]
         if lo == hi:
             lshape = _lshape(dst, out_chunks, r)
             dsk[out_key] = Task(out_key, empty, lshape, x.dtype, meta_of(x.dtype, ndim, like=x))
             continue
-        if hi - lo == 1 and t.src[lo] == r and t.whole[lo]:
+        if aliased[r]:
             dsk[out_key] = Alias(out_key, src_keys[r])  # the whole chunk stays
             continue
         cut = slice(lo, hi)
@@ -787,16 +810,16 @@ def exchange_graph(
     method: str | None = None,
     prefix: str = "exchange",
     key: tuple = (),
-) -> tuple[da.Array, dict, str] | None:
+) -> tuple[da.Array, dict] | None:
     """``plan``'s pieces carried as a relayout's are, over MPI or shared memory; else None.
 
     For exchanges whose pieces are given (:func:`dndask._layout.plan_moves`: a sample
     sort's all-to-all). ``method``: None picks as :func:`relayout_graph` does (with
     ``$DNDASK_RELAYOUT`` as a preference); ``"mpi"`` or ``"shm"`` demand that transport
     (ValueError where it cannot carry ``x``). Returns the array (chunk ``r`` joins
-    ``plan``'s pieces of target ``r`` in order), the ranks of its posts and barrier, and
-    the transport; None where only Dask's comms can carry the pieces (the caller builds
-    its own graph), including when ``/dev/shm`` lacks room (logged).
+    ``plan``'s pieces of target ``r`` in order) and the ranks of its posts and barrier;
+    None where only Dask's comms can carry the pieces (the caller builds its own graph),
+    including when ``/dev/shm`` lacks room (logged).
     """
     if method not in (None, "mpi", "shm"):
         raise ValueError(f"`method` must be None, 'mpi' or 'shm', got {method!r}")
@@ -805,8 +828,7 @@ def exchange_graph(
         return None
     if transport not in ("mpi", "shm"):
         return None
-    y, ranks = _carried(x, plan, transport, prefix, key)
-    return y, ranks, transport
+    return _carried(x, plan, transport, prefix, key)
 
 
 def relayout_(array, dst: _layout.Distribution, method: str | None = None):

@@ -710,8 +710,7 @@ def plan_pieces(shape: Shape, src: Distribution, dst: Distribution) -> RelayoutP
         return RelayoutPlan(shape, src, dst, _redistribution(src.counts, dst.counts, per_row), d, d)
     # a change of split: each non-empty target takes a piece of every holder, along d
     dcounts = np.asarray(dst.counts, dtype=np.int64)
-    displs = np.zeros_like(dcounts)
-    np.cumsum(dcounts[:-1], out=displs[1:])
+    displs = np.asarray(dst.displs, dtype=np.int64)
     targets = np.flatnonzero(dcounts)
     h = len(holders)
     # elements of a holder's piece per target row along d

@@ -260,24 +260,21 @@ def carried_exchange(
     """
     comm = runs.comm
     moves, counts = _plan.exchange_moves(cuts, descending)
-    src = _layout.Distribution(0, runs.counts_displs()[0], comm)
-    plan = _layout.plan_moves(src, _layout.Distribution(0, counts, comm), moves)
+    plan = _layout.plan_moves(runs.distribution, _layout.Distribution(0, counts, comm), moves)
     x = runs.to_dask()
     carried = _distribution.exchange_graph(
         x, plan, method, prefix=f"{prefix}-exchange", key=(tokenize(cuts), descending)
     )
     if carried is None:
         return None
-    y, hints, _ = carried
+    y, hints = carried
     name = f"{prefix}-{tokenize(y.name, descending)}"
-    t = plan.table
+    # a destination that keeps its whole run and gets nothing is the run itself (an alias)
+    aliased = _distribution.aliased_targets(plan).tolist()
     dsk: dict = {}
     for d in range(comm.size):
-        lo, hi = int(t.bounds[d]), int(t.bounds[d + 1])
-        # a destination that keeps its whole run and gets nothing is the run itself (an alias)
-        aliased = hi - lo == 1 and int(t.src[lo]) == d and bool(t.whole[lo])
         key = (name, d)
-        dsk[key] = Task(key, _tasks.finish, TaskRef((y.name, d)), descending, True, aliased)
+        dsk[key] = Task(key, _tasks.finish, TaskRef((y.name, d)), descending, aliased[d])
         hints[(y.name, d)] = d
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[y])
     z = new_array(graph, name, (tuple(counts),), meta_of(x.dtype, 1, like=x))

@@ -193,19 +193,18 @@ def fill(out, count: int, dtype, inputs: list, segments, finish, device: str = "
     return out
 
 
-def finish(chunk: np.ndarray, descending: bool, sort: bool, copy: bool) -> np.ndarray:
-    """A destination's joined pieces sorted (``sort``), then reversed (``descending``), in place.
+def finish(chunk: np.ndarray, descending: bool, copy: bool) -> np.ndarray:
+    """A destination's joined pieces sorted, then reversed (``descending``), in place.
 
     ``copy``: the chunk is a source run itself (a destination that keeps its whole run
     and gets nothing), so it is copied before it is changed.
 
-    >>> finish(np.array([3, 1, 2]), True, True, True).tolist()
+    >>> finish(np.array([3, 1, 2]), True, True).tolist()
     [3, 2, 1]
     """
-    if copy and (sort or descending) and len(chunk) > 1:
+    if copy and len(chunk) > 1:
         chunk = chunk.copy()
-    if sort:
-        merge_runs(chunk)
+    merge_runs(chunk)
     if descending:
         reverse_in_place(chunk)
     return chunk
