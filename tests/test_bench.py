@@ -120,6 +120,23 @@ def fake_results() -> dict:
     }
 
 
+def fake_report(**fields) -> report.Report:
+    """A :class:`report.Report` of 4 ranks, 3 repeats at 128 MiB on :func:`fake_results`,
+    with no Heat, scaling or overhead; ``fields`` replace any of these."""
+    base = dict(
+        args="",
+        ranks=4,
+        repeats=3,
+        base_mib=128,
+        results=fake_results(),
+        bandwidth=floor.Bandwidth(1 << 30, 1 << 28),
+        points=[],
+        overhead={},
+        heat_versions={},
+    )
+    return report.Report(**{**base, **fields})
+
+
 def test_main_table_and_ratios():
     rows = report.rows_of(fake_results())
     assert [row.workload.case.key for row in rows] == ["redistribute", "resplit01"]
@@ -197,19 +214,7 @@ def test_peak_memory_target_of_resplit_at_one_gib():
 
 
 def test_document_renders_without_heat_or_scaling(tmp_path):
-    rep = report.Report(
-        args="--quick",
-        ranks=4,
-        repeats=3,
-        base_mib=128,
-        results=fake_results(),
-        bandwidth=floor.Bandwidth(1 << 30, 1 << 28),
-        points=[],
-        overhead={},
-        heat_versions={},
-        quick=True,
-        date="2026-01-01",
-    )
+    rep = fake_report(args="--quick", quick=True, date="2026-01-01")
     text = report.document(rep, None)
     assert text.startswith("# Performance\n")
     assert (
@@ -331,17 +336,8 @@ def test_quick_case_runs_dndask_and_dask(client, comm_of):
     assert len(dnd.samples) == args.repeats
     assert all(s.moved == w.minimum_bytes() for s in dnd.samples)  # exactly the minimum
     assert all(s.seconds > 0 and s.peak >= 0 for s in dnd.samples)
-    rep = report.Report(
-        args=" ".join(argv),
-        ranks=4,
-        repeats=args.repeats,
-        base_mib=0.5,
-        results=results,
-        bandwidth=floor.Bandwidth(1 << 30, 1 << 28),
-        points=[],
-        overhead={},
-        heat_versions={},
-        quick=True,
+    rep = fake_report(
+        args=" ".join(argv), repeats=args.repeats, base_mib=0.5, results=results, quick=True
     )
     assert "redistribute_ balanced → skewed | 0.5 |" in report.console(rep)
 
@@ -609,18 +605,8 @@ def test_stages_section_compares_heat_with_the_relayout_floor():
     results = fake_results()
     r = workloads.Workload.of("resplit01", 128, 4)
     results[("resplit01", 128)]["heat"] = Result("heat", r, [Sample(0.02, MIB, r.heat_bytes())] * 3)
-    rep = report.Report(
-        args="",
-        ranks=4,
-        repeats=3,
-        base_mib=128,
-        results=results,
-        bandwidth=floor.Bandwidth(1 << 30, 1 << 28),
-        points=[],
-        overhead={},
-        heat_versions={},
-        stages={"one stage": [0.010, 0.012], "post, barrier, collect": [0.030, 0.025]},
-    )
+    stages = {"one stage": [0.010, 0.012], "post, barrier, collect": [0.030, 0.025]}
+    rep = fake_report(results=results, stages=stages)
     text = report.document(rep, None)
     assert "## The scheduler's floor" in text
     assert "| post, barrier, collect | 9 | 27.5 | 25.0 |" in text
