@@ -682,7 +682,7 @@ def stages_section(report: Report) -> str:
         "runs faster here, whatever its tasks do.\n\n"
         + stage_floor.table(report.stages, report.ranks)
     )
-    relayout = report.stages.get("post, barrier, collect")
+    relayout = report.stages.get(stage_floor.RELAYOUT)
     rows = [r for r in report.rows if r.workload.case.key == "resplit01"]
     if relayout and rows:
         row = min(rows, key=lambda r: r.workload.mib)

@@ -36,6 +36,7 @@ from dndask._compat import Task, TaskRef, named_graph
 from . import systems
 
 SHAPES = ("one stage", "two stages, local", "two stages, all to all", "post, barrier, collect")
+RELAYOUT = SHAPES[3]  # the shape of a relayout over shared memory or MPI
 
 
 def noop(*args) -> int:
@@ -49,7 +50,7 @@ def tasks(shape: str, ranks: int) -> int:
     >>> [tasks(s, 4) for s in SHAPES]
     [4, 8, 8, 9]
     """
-    return {SHAPES[0]: ranks, SHAPES[3]: 2 * ranks + 1}.get(shape, 2 * ranks)
+    return {SHAPES[0]: ranks, RELAYOUT: 2 * ranks + 1}.get(shape, 2 * ranks)
 
 
 def graph(shape: str, ranks: int, token: int) -> tuple[dict, list, dict]:
