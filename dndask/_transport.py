@@ -54,8 +54,11 @@ import numpy as np
 from dask.base import tokenize
 from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
 from distributed.protocol.pickle import dumps
+from tornado.ioloop import PeriodicCallback
 
+from . import _shm_pool
 from ._hosts import SHM_DIR
+from ._shm_pool import Pooled
 
 __all__ = [
     "BARRIER_PREFIX",
@@ -137,19 +140,27 @@ def segment_base(tag: str, token: str) -> str:
 
 
 def segments(tag: str = "", token: str = "") -> list[str]:
-    """The transport's files in ``/dev/shm`` (of tags starting ``tag``, of relayout ``token``)."""
+    """The relayouts' files in ``/dev/shm`` (of tags starting ``tag``, of relayout ``token``).
+
+    Not the posts' reusable segments (:func:`dndask._shm_pool.pool_files`).
+    """
     pattern = f"{SEGMENT_PREFIX}{tag}-{token}-*" if token else f"{SEGMENT_PREFIX}{tag}*"
-    return sorted(glob.glob(os.path.join(SHM_DIR, pattern)))
+    pools = set(_shm_pool.pool_files(tag)) if not token else set()
+    return sorted(p for p in glob.glob(os.path.join(SHM_DIR, pattern)) if p not in pools)
 
 
 def remove_segments(tag: str = "", token: str = "", older_than: int | None = None) -> int:
     """Unlink the segments of ``tag`` (and ``token``); returns how many went.
 
     ``older_than`` (``time.time_ns()``) keeps the segments of a later post run: a rerun
-    that started after the barrier left memory.
+    that started after the barrier left memory. Without ``token`` (the cluster's
+    shutdown), the pools' segments of ``tag`` go too.
     """
     removed = 0
-    for path in segments(tag, token):
+    paths = segments(tag, token)
+    if not token and older_than is None:
+        paths += _shm_pool.pool_files(tag)
+    for path in paths:
         if older_than is not None:
             try:
                 if int(path.rsplit("-", 1)[1]) >= older_than:
@@ -291,11 +302,20 @@ def _write(path: str, piece: np.ndarray, pad: int = 0) -> None:
         os.close(fd)
 
 
-def _read(path: str, target: np.ndarray, pad: int = 0) -> None:
-    """The segment at ``path`` (its piece from byte ``pad`` on) copied once into ``target``."""
+def _read(path: str, target: np.ndarray, pad: int = 0, offset: int = 0) -> None:
+    """The piece at byte ``offset + pad`` of the segment at ``path``, copied once into ``target``.
+
+    ``offset``: a multiple of the page size (a pool segment's piece), ``pad``: any.
+    """
     with (
         open(path, "rb") as f,
-        mmap.mmap(f.fileno(), 0, flags=_SHARED_POPULATED, prot=mmap.PROT_READ) as m,
+        mmap.mmap(
+            f.fileno(),
+            pad + target.nbytes,
+            flags=_SHARED_POPULATED,
+            prot=mmap.PROT_READ,
+            offset=offset,
+        ) as m,
     ):
         seg = np.frombuffer(m, target.dtype, target.size, pad).reshape(target.shape)
         target[...] = seg
@@ -303,33 +323,67 @@ def _read(path: str, target: np.ndarray, pad: int = 0) -> None:
 
 
 def post(chunk: np.ndarray, base: str, src: int, outgoing: Sequence) -> tuple:
-    """Write ``chunk[index]`` for each ``(dst, index, pad)`` of ``outgoing`` into its segment.
+    """Write ``chunk[index]`` for each ``(dst, index, pad)`` of ``outgoing`` for rank ``dst``.
 
-    ``pad``: where the piece starts in its segment (:func:`_write`). Returns ``(src,
-    generation, {dst: bytes})``; empty pieces get no file. A post that fails unlinks what
-    it wrote; one whose compute was cancelled while it ran has its files unlinked by
-    :class:`ShmPostSweeper` once it ends.
+    The pieces go one after another into a segment of this process's pool
+    (:mod:`dndask._shm_pool`) when one is free or can be made, else each into its own
+    new segment, from byte ``pad`` on (:func:`_write`). Returns ``(src, where, {dst:
+    bytes})``: ``where`` is a :class:`~dndask._shm_pool.Pooled` or the post run's
+    generation (the new files' names). Empty pieces get no bytes. A post that fails
+    unlinks what it wrote (or gives its pool segment back); one whose compute was
+    cancelled while it ran has its files unlinked by :class:`ShmPostSweeper` once it ends.
     """
     generation = time.time_ns()
-    sent: dict[int, int] = {}
+    pieces = [(dst, chunk if index is None else chunk[index], pad) for dst, index, pad in outgoing]
+    sent = {dst: int(piece.nbytes) for dst, piece, _ in pieces}
+    relayout = _base_relayout(base)
+    pooled = _post_pooled(pieces, relayout, generation)
     written: list[str] = []
-    try:
-        for dst, index, pad in outgoing:
-            piece = chunk if index is None else chunk[index]
-            sent[dst] = int(piece.nbytes)
-            if piece.nbytes:
-                path = _path(base, src, dst, generation)
-                written.append(path)
-                _write(path, piece, pad)
-    except BaseException:
-        for path in written:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
-        raise
+    if pooled is None:
+        try:
+            for dst, piece, pad in pieces:
+                if piece.nbytes:
+                    path = _path(base, src, dst, generation)
+                    written.append(path)
+                    _write(path, piece, pad)
+        except BaseException:
+            for path in written:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+            raise
     key = _running_key()
     if key is not None:
-        WRITTEN[key] = written
-    return src, generation, sent
+        WRITTEN[key] = (written, relayout, generation)
+    return src, generation if pooled is None else pooled, sent
+
+
+def _post_pooled(pieces: list, relayout: tuple, generation: int) -> Pooled | None:
+    """The pieces written into a pool segment, each from a page boundary on; None: no room."""
+    offsets: dict[int, int] = {}
+    at = 0
+    for dst, piece, _ in pieces:
+        if piece.nbytes:
+            offsets[dst] = at
+            at += -(-piece.nbytes // PAGE) * PAGE
+    if not at or pieces[0][1].dtype.hasobject:
+        return None
+    segment = _shm_pool.process_pool().take(at, relayout, generation)
+    if segment is None:
+        return None
+    try:
+        for dst, piece, _ in pieces:
+            if piece.nbytes:
+                segment.write(offsets[dst], piece)
+    except BaseException:
+        _shm_pool.process_pool().give_back_run(relayout, generation)
+        raise
+    return Pooled(segment.path, offsets)
+
+
+def _base_relayout(base: str) -> tuple[str, str]:
+    """``(tag, token)`` of the relayout whose segments start with ``base``."""
+    tag, _, token = os.path.basename(base)[len(SEGMENT_PREFIX) :].partition("-")
+    return tag, token
 
 
 def _running_key():
@@ -351,13 +405,17 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
     ``spec`` entries, in order along ``axis``: ``("kept", i, index, rows)`` (a slice of
     ``kept[i]``, a source chunk of this rank: no file), or ``("shm", src, dst, shape, pad)``
     (the segment ``src`` posted for ``dst``, its piece from byte ``pad`` on).
-    ``generations`` is the barrier's value. Where the pieces lie one after another in the
-    output's memory, the segments' pages are mapped into it (:func:`mapped_output`);
-    otherwise each is copied once into place.
+    ``generations`` is the barrier's value: per source, its post run's generation or
+    where in a pool segment it wrote (:class:`~dndask._shm_pool.Pooled`). Where the
+    pieces lie one after another in the output's memory and none is in a pool segment
+    (which a later post reuses), the segments' pages are mapped into the output
+    (:func:`mapped_output`); otherwise each piece is copied once into place.
     """
     dtype = np.dtype(dtype)
     lshape = tuple(lshape)
-    out = mapped_output(lshape, dtype, axis, spec) if _LIBC_MMAP is not None else None
+    pooled = generations is not None and any(isinstance(g, Pooled) for g in generations.values())
+    mappable = _LIBC_MMAP is not None and not pooled
+    out = mapped_output(lshape, dtype, axis, spec) if mappable else None
     mapped = out is not None
     if not mapped:
         out = np.empty(lshape, dtype=dtype)
@@ -381,7 +439,12 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
         count = int(np.prod(shape))
         if count == 0:
             continue
-        path = _path(base, src, dst, generations[src])
+        where_from = generations[src]
+        if isinstance(where_from, Pooled):
+            _read(where_from.path, out[where], 0, where_from.offsets[dst])
+            received += count * dtype.itemsize
+            continue
+        path = _path(base, src, dst, where_from)
         if mapped:
             _map_piece(path, out, start * row, count * dtype.itemsize, pad)
         else:
@@ -563,8 +626,15 @@ def _relayout_of(key) -> tuple[str, str] | None:
 
 
 def remove_many(sweeps: Sequence[tuple[str, str, int]]) -> int:
-    """:func:`remove_segments` for each ``(tag, token, older_than)``; how many went."""
-    return sum(remove_segments(*sweep) for sweep in sweeps)
+    """:func:`remove_segments` for each ``(tag, token, older_than)``; how many went.
+
+    The pool segments the relayouts' posts took in this process are given back too.
+    """
+    removed = 0
+    for tag, token, older_than in sweeps:
+        removed += remove_segments(tag, token, older_than)
+        _shm_pool.give_back((tag, token), older_than)
+    return removed
 
 
 class ShmJanitor(SchedulerPlugin):
@@ -573,7 +643,8 @@ class ShmJanitor(SchedulerPlugin):
     The barrier of a relayout leaves memory only when no task waits for it (every
     collect of the compute has its output) or when the relayout failed; then the
     plugin asks the worker that ran the barrier (on the segments' host) to unlink the
-    relayout's segments written before that moment (:func:`remove_segments`). A later
+    relayout's segments written before that moment (:func:`remove_segments`), and the
+    workers that ran its posts to give back the pool segments they wrote into. A later
     compute of the same keys reruns the posts, which write new generations that the
     sweep keeps. A barrier cancelled before it ran (the compute was released: the Heat
     face's relayout of a call that then raised) sweeps too, as does the release of a
@@ -596,6 +667,7 @@ class ShmJanitor(SchedulerPlugin):
 
     def __init__(self) -> None:
         self.where: dict[tuple[str, str], str] = {}  # relayout -> worker that ran its barrier
+        self.posters: dict[tuple[str, str], set] = {}  # relayout -> workers that ran its posts
         self.pending: dict[str | None, list] = {}  # worker (None: all) -> sweeps to send
         self.flushing = False
 
@@ -613,10 +685,12 @@ class ShmJanitor(SchedulerPlugin):
         that moment, unless the relayout is wanted again by then (:meth:`_flush` checks):
         nobody else can read its files.
         """
-        worker = self.where.pop(relayout, None)
-        if self.everywhere:
-            worker = None
-        self._queue(worker, (*relayout, time.time_ns()))
+        workers = {self.where.pop(relayout, None)} | self.posters.pop(relayout, set())
+        if self.everywhere or None in workers:
+            workers = {None}
+        sweep = (*relayout, time.time_ns())
+        for worker in workers:
+            self._queue(worker, sweep)
         if dropped:
             for delay in self.resweep_after:
                 self.scheduler.loop.call_later(delay, self._resweep, relayout)
@@ -669,6 +743,9 @@ class ShmJanitor(SchedulerPlugin):
                 # done with (from memory), failed, or cancelled before it ran: either
                 # way no collect of this compute reads the files any more
                 self._sweep(relayout, dropped=start != "memory")
+        elif finish == "memory":
+            if kwargs.get("worker"):  # its pool segment is given back there
+                self.posters.setdefault(relayout, set()).add(kwargs["worker"])
         elif start == "memory" and finish in _GONE and not self._wanted(relayout):
             self._sweep(relayout)
 
@@ -682,6 +759,9 @@ class ShmPostSweeper(WorkerPlugin):
     hears of the files it wrote. The worker's state machine does say so: the post goes
     from ``cancelled`` to ``memory``. A post that is wanted again while it runs goes
     through ``resumed`` instead, and its files stay for its barrier.
+
+    It also looks after the process's pool of post segments (:mod:`dndask._shm_pool`):
+    it unlinks those idle for long, and all of them when the worker closes.
     """
 
     name = "dndask-shm-post-sweeper"
@@ -691,11 +771,23 @@ class ShmPostSweeper(WorkerPlugin):
         # only the end of a run: a post cancelled while running is still running
         if finish not in ("memory", "error") or key not in WRITTEN:
             return
-        written = WRITTEN.pop(key)
+        written, relayout, generation = WRITTEN.pop(key)
         if start == "cancelled" and finish == "memory":
             for path in written:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
+            _shm_pool.process_pool().give_back_run(relayout, generation)
+
+    def setup(self, worker) -> None:
+        # the pool's idle segments go even when no relayout comes to trim them
+        self._trim = PeriodicCallback(_shm_pool.trim, _shm_pool.IDLE * 1000 / 3)
+        self._trim.start()
+
+    def teardown(self, worker) -> None:
+        trimmer = getattr(self, "_trim", None)
+        if trimmer is not None:
+            trimmer.stop()
+        _shm_pool.close()
 
 
 _lock = threading.Lock()

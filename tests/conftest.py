@@ -41,7 +41,7 @@ for _key, _value in QUIET_POLLING.items():
     os.environ.setdefault(_name, str(_value))
 
 import dndask as ht  # noqa: E402 (after the settings above)
-from dndask import _comm, _runtime, _transport, _xp  # noqa: E402
+from dndask import _comm, _runtime, _shm_pool, _transport, _xp  # noqa: E402
 
 N_WORKERS = 5
 RANK_COUNTS = (1, 2, 3, 4, 5)
@@ -316,6 +316,31 @@ def no_segment_outlives_the_clusters():
     """
     yield
     _segments_left(_transport.process_tag(), "left in /dev/shm after the clusters closed")
+    _shm_pool.close()  # this process's own pool (the in-process transport tests')
+    deadline = time.monotonic() + SEGMENT_GRACE
+    while _shm_pool.pool_files(_transport.process_tag()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _shm_pool.pool_files(_transport.process_tag())
+    assert not left, f"{len(left)} pool segment(s) left after the clusters closed: {left[:3]}"
+
+
+@pytest.fixture
+def shm_pool_cap(client):
+    """``set(nbytes)``: the cap of the posts' segment pools, on the driver and every worker of
+    the shared cluster, for one test (restored after it; ``0``: no pool)."""
+    before: dict = {}
+
+    def set_cap(nbytes: int) -> None:
+        before.setdefault(None, _shm_pool.set_cap(nbytes))
+        for worker, previous in client.run(_shm_pool.set_cap, nbytes).items():
+            before.setdefault(worker, previous)
+
+    yield set_cap
+    for worker, previous in before.items():
+        if worker is None:
+            _shm_pool.set_cap(previous)
+        else:
+            client.run(_shm_pool.set_cap, previous, workers=[worker])
 
 
 @pytest.fixture(scope="session")

@@ -230,6 +230,7 @@ def test_the_array_core_imports_only_lower_layers():
         "dndask._progress",
         "dndask._recovery",
         "dndask._repr",
+        "dndask._shm_pool",  # the posts' reusable shared-memory segments (worker side)
         "dndask._torch",
         "dndask._transport",  # the shared-memory transport's worker-side tasks
         "dndask._types",

@@ -29,7 +29,7 @@ from conftest import (
 from dask.base import tokenize
 
 import dndask as ht
-from dndask import _distribution, _dndarray, _layout, _mpi_transport, _transport
+from dndask import _distribution, _dndarray, _layout, _mpi_transport, _shm_pool, _transport
 
 METHODS = ["shm", "tasks"]
 # collects that map segments into their output need C's mmap through ctypes (Linux)
@@ -252,6 +252,21 @@ def _exchange(pieces: list, axis: int, base: str) -> tuple:
 SEGMENT_BASE = os.path.join(_transport.SHM_DIR, f"{_transport.SEGMENT_PREFIX}{os.getpid()}t")
 
 
+@pytest.fixture
+def no_pool(monkeypatch):
+    """This process's posts write their own files (the pool is off for one test)."""
+    monkeypatch.setattr(_shm_pool.process_pool(), "cap", 0)
+
+
+@pytest.fixture
+def pool(monkeypatch):
+    """This process's posts use its pool (64 MiB, free segments kept), for one test."""
+    p = _shm_pool.process_pool()
+    monkeypatch.setattr(p, "cap", 64 << 20)
+    yield p
+    _shm_pool.give_back((f"{os.getpid()}t", "pool-test"))
+
+
 @NEEDS_MAPPING
 @pytest.mark.parametrize(
     ("rows", "width", "dtype", "axis"),
@@ -263,7 +278,7 @@ SEGMENT_BASE = os.path.join(_transport.SHM_DIR, f"{_transport.SEGMENT_PREFIX}{os
         ([4, 1300, 700], (1, 123), np.complex64, 1),  # 3-D, stacked after a length-1 axis
     ],
 )
-def test_a_collect_maps_the_pages_of_its_big_pieces(rows, width, dtype, axis):
+def test_a_collect_maps_the_pages_of_its_big_pieces(rows, width, dtype, axis, no_pool):
     g = np.random.default_rng(len(rows))
     shape = (width,) if np.ndim(width) == 0 else width
     pieces = []
@@ -288,6 +303,51 @@ def test_a_collect_maps_the_pages_of_its_big_pieces(rows, width, dtype, axis):
     gc.collect()
 
 
+def test_pooled_posts_are_copied_into_the_output_and_their_segments_reused(pool):
+    """A post writes into a pool segment; the collect copies (never maps) it, so that the
+    segment can take the next post once the relayout gives it back."""
+    g = np.random.default_rng(11)
+    pieces = [g.random((n, 1000)).astype(np.float32) for n in (3, 700, 0, 500)]
+    tag, base = f"{os.getpid()}t", f"{SEGMENT_BASE}-pool-test"
+    out, spec, generations, lshape = _exchange(pieces, 0, base)
+    expected = np.concatenate(pieces)
+    np.testing.assert_array_equal(out, expected)
+    assert [type(generations[s]) for s in (1, 3)] == [_shm_pool.Pooled] * 2
+    assert isinstance(generations[2], int)  # nothing to send: no segment, no file
+    assert not isinstance(out.base, mmap.mmap)
+    assert _transport.segments(tag, "pool-test") == []  # no file per piece
+    again = _transport.collect(generations, [pieces[0]], spec, lshape, np.float32, 0, base)
+    np.testing.assert_array_equal(again, expected)  # a rerun collect reads them again
+    used = {generations[s].path for s in (1, 3)}
+    assert _shm_pool.give_back((tag, "pool-test")) == 2
+    doubled, _, reused, _ = _exchange([p * 2 for p in pieces], 0, base)
+    assert {reused[s].path for s in (1, 3)} == used
+    np.testing.assert_array_equal(doubled, expected * 2)
+    np.testing.assert_array_equal(out, expected)  # the first output is its own copy
+
+
+@pytest.mark.parametrize(
+    ("shape", "dtype", "sliced"), [((6, 9), np.float64, 1), ((4, 5, 3), np.complex64, 2)]
+)
+def test_a_pooled_post_of_strided_pieces_matches_numpy(pool, shape, dtype, sliced):
+    g = np.random.default_rng(12)
+    chunk = (g.random(shape) * 100).astype(dtype)
+    cuts = [0, 2, shape[sliced] - 1, shape[sliced]]
+    base = f"{SEGMENT_BASE}-pool-test"
+    outgoing = [
+        (d, _layout.along(len(shape), sliced, lo, hi), 0)
+        for d, lo, hi in zip((1, 2, 3), cuts[:-1], cuts[1:], strict=True)
+    ]
+    _, where, sent = _transport.post(chunk, base, 0, outgoing)
+    assert isinstance(where, _shm_pool.Pooled)
+    for d, index, _ in outgoing:
+        piece = chunk[index]
+        assert sent[d] == piece.nbytes
+        spec = [("shm", 0, d, piece.shape, 0)]
+        out = _transport.collect({0: where}, [], spec, piece.shape, dtype, 0, base)
+        np.testing.assert_array_equal(out, piece)
+
+
 @NEEDS_MAPPING
 def test_a_collect_of_columns_copies_and_matches_numpy():
     g = np.random.default_rng(5)
@@ -302,7 +362,7 @@ def test_a_collect_of_columns_copies_and_matches_numpy():
 
 
 @NEEDS_MAPPING
-def test_mapped_outputs_stay_within_the_process_budget(monkeypatch):
+def test_mapped_outputs_stay_within_the_process_budget(monkeypatch, no_pool):
     """Beyond the budget of mappings a collect copies; a freed output gives its share back."""
     g = np.random.default_rng(9)
     pieces = [g.random((n, 1000)).astype(np.float32) for n in (3, 700, 500)]  # 2 mapped
@@ -489,8 +549,9 @@ def _mapped_chunk(key, dask_worker) -> tuple[bool, bool]:
 
 @NEEDS_MAPPING
 @pytest.mark.parametrize(("src", "dst"), [(0, 1), (0, None)])
-def test_a_big_resplit_maps_its_pieces_into_every_output(client, comm_of, src, dst):
-    """Pieces of 300 KiB: each output chunk holds the posts' pages, not a copy."""
+def test_a_big_resplit_maps_its_pieces_into_every_output(client, comm_of, src, dst, shm_pool_cap):
+    """Pieces of 300 KiB, no pool: each output chunk holds the posts' pages, not a copy."""
+    shm_pool_cap(0)
     comm = comm_of(4)
     data = global_data((4096, 300), np.float32)
     a = ht.array(data, split=src, comm=comm).persist_(wait=True)
@@ -694,8 +755,9 @@ def test_a_post_cancelled_while_it_runs_leaves_no_segment(client, comm_of):
     assert segments_gone(tag, b) == []
 
 
-def test_a_relayout_cancelled_before_its_barrier_leaves_no_segment(client, comm_of):
+def test_a_relayout_cancelled_before_its_barrier_leaves_no_segment(client, comm_of, shm_pool_cap):
     """Ranks 0 and 1 have posted, rank 2's input is slow: the compute is released then."""
+    shm_pool_cap(0)  # the posts write files (the pooled case: the test after this one)
     tag = _transport.cluster_tag(client)
     comm = comm_of(3)
     a = ht.array(global_data((6, 6)), split=0, comm=comm).persist_(wait=True)
@@ -707,6 +769,54 @@ def test_a_relayout_cancelled_before_its_barrier_leaves_no_segment(client, comm_
     del started  # the client releases the compute, as a dropped result does: no barrier
     gc.collect()
     assert segments_gone(tag, b) == []
+
+
+def _pool_holders(dask_worker=None) -> list:
+    """``(path, holder)`` of each segment of this worker's pool."""
+    return [(seg.path, seg.holder) for seg in _shm_pool.process_pool().segments]
+
+
+def _busy_pool_segments(client, token: str | None = None) -> list:
+    """``(worker, path)`` of the busy pool segments (those of relayout ``token``)."""
+    return [
+        (w, p)
+        for w, held in client.run(_pool_holders).items()
+        for p, h in held
+        if h and token in (None, h[0][1])
+    ]
+
+
+def test_pool_segments_are_given_back_after_relayouts(client, comm_of, shm_pool_cap):
+    """Chained, culled and in-place relayouts: every post's pool segment is free again."""
+    shm_pool_cap(64 << 20)
+    comm = comm_of(5)
+    g = global_data((10, 9))
+    a = ht.array(g, split=0, comm=comm).persist_(wait=True)
+    b = a.resplit(1, method="shm")
+    c = b.resplit(None, method="shm").resplit(0, method="shm")
+    np.testing.assert_array_equal(c.numpy(), g)
+    part = b.resplit(0, method="shm")[3]  # culled: only some collects run
+    np.testing.assert_array_equal(part.numpy(), g[3])
+    used = {p for held in client.run(_pool_holders).values() for p, _ in held}
+    assert used, "no post used the pool"
+    wait_until(lambda: not _busy_pool_segments(client), 20, "the pool segments to be free")
+    assert segments_gone(_transport.cluster_tag(client), c, part) == []  # and no file
+
+
+def test_a_pooled_relayout_cancelled_before_its_barrier_frees_its_segments(
+    client, comm_of, shm_pool_cap
+):
+    shm_pool_cap(64 << 20)
+    comm = comm_of(3)
+    a = ht.array(global_data((6, 6)), split=0, comm=comm).persist_(wait=True)
+    x = slow_on_rank(a.to_dask(), 2, 2.0)
+    b = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit(1, method="shm")
+    token = post_keys(b)[0][0].rsplit("-", 1)[1]
+    started = b.persist()  # not waited for
+    wait_until(lambda: len(_busy_pool_segments(client, token)) == 2, 60, "ranks 0 and 1's posts")
+    del started  # the client releases the compute: no barrier
+    gc.collect()
+    wait_until(lambda: not _busy_pool_segments(client, token), 20, "the segments to be free")
 
 
 def test_a_failed_relayout_leaves_no_segment(client, comm_of):
