@@ -643,8 +643,9 @@ def reading(report: Report) -> str:
   vary a lot, so a median ratio between 0.8 and 1.25 can be noise; the best-of-N ratio is the
   steadier of the two, and `performance.json` has every repeat. dndask is clearly faster where
   it builds a different graph: the relayouts (`resplit_`, `redistribute_`: a post per rank
-  writes each outgoing piece once into `/dev/shm`, a collect per rank maps or copies it once
-  into its output, against Dask's rechunk, which sends several times the bytes that must move
+  writes each outgoing piece once into `/dev/shm` (into its worker's pool of reused
+  segments where they fit, 64 MiB), a collect per rank maps or copies it once into its
+  output, against Dask's rechunk, which sends several times the bytes that must move
   over loopback TCP at {tcp:.2f} GiB/s), the elementwise chain (one fused task per rank and the
   sum's partials) and TSQR (the per-rank QR runs through torch's LAPACK).
 - **`redistribute_` against Dask**: Dask may put every output chunk wherever it likes, so it
@@ -656,9 +657,10 @@ def reading(report: Report) -> str:
   floor" below measures what that graph costs with tasks that do nothing. That fixed cost is
   why `resplit_` trails Heat most at small sizes, where it is most of the time. The copy
   floor ({copy:.2f} GiB/s, into memory already faulted in) is far below both systems: each
-  piece lands in memory the process has not touched before (a tmpfs page for dndask, a
-  receive buffer for Heat), and on this virtual machine, which hands free memory back to its
-  host, first touches are several times slower than a copy. `is_split` runs no task in dndask
+  piece lands in memory the process has not touched before (the output chunk, or a fresh
+  tmpfs page for pieces too big for the pool, for dndask; a receive buffer for Heat), and
+  on this virtual machine, which hands free memory back to its host, first touches are
+  several times slower than a copy. `is_split` runs no task in dndask
   (the chunks are the per-rank results, already on their workers), while Heat exchanges the
   local shapes in a collective.
 - **Where Heat does something else**: Heat's default `randn` draws each rank's chunk with
@@ -668,8 +670,10 @@ def reading(report: Report) -> str:
   builds one chunk, so dndask wins there. Heat's `split=None` matmul operand is already on
   every rank, while dndask sends it from the worker holding it inside the timing.
 - **Memory**: a relayout's output is the only copy dndask holds (a collect maps the segments'
-  pages into it), so its peak per worker is Heat's; Dask's rechunk holds its intermediates
-  as well."""
+  pages into it, or copies from the pool), so its peak per worker is Heat's; Dask's rechunk
+  holds its intermediates as well. The pool of post segments (up to 64 MiB per worker,
+  `DNDASK_SHM_POOL`) is standing memory, as MPI's shared-memory buffers are Heat's: it is
+  in the baseline the peaks are measured from."""
 
 
 def stages_section(report: Report) -> str:

@@ -13,8 +13,9 @@ workers of the relayout's posts and gives it back (:meth:`SegmentPool.give_back`
 happens only once no collect can read it again. A segment idle for :data:`IDLE` seconds
 is unlinked (:meth:`SegmentPool.trim`, called by the worker plugin's periodic callback
 and by every :meth:`~SegmentPool.take`), as is the whole pool when the worker closes
-(:meth:`SegmentPool.close`); the cluster's shutdown removes whatever a killed process
-left, and a new pool removes the segments of processes that no longer exist.
+(:meth:`SegmentPool.close`). What a killed process left is unlinked by the other pools
+of its cluster (their first segment and every periodic trim look for segments of
+processes that no longer exist), and by the cluster's shutdown.
 
 A segment is ``/dev/shm/dndask-<tag>-pool-<pid>-<n>``: the cluster's tag, so that the
 shutdown's sweep of the tag removes it, then ``pool``, never a relayout's token.
@@ -249,9 +250,16 @@ class SegmentPool:
         return 0
 
     def trim(self) -> int:
-        """Unlink the segments free for longer than the pool's ``idle`` seconds; how many."""
+        """Unlink the segments free for longer than the pool's ``idle`` seconds; how many.
+
+        The segments that processes now gone left under this pool's tags go too.
+        """
         with self._lock:
-            return self._trim(time.monotonic())
+            tags = sorted(self._swept)
+            trimmed = self._trim(time.monotonic())
+        for tag in tags:
+            self._remove_dead(tag)
+        return trimmed
 
     def _trim(self, now: float) -> int:
         stale = [s for s in self.segments if s.holder is None and now - s.used > self.idle]

@@ -33,7 +33,7 @@ from conftest import (
 )
 
 import dndask as ht
-from dndask import _dndarray, _recovery, _transport
+from dndask import _dndarray, _recovery, _shm_pool, _transport
 
 
 # ------------------------------------------------------------------- soak
@@ -332,13 +332,18 @@ def test_kill_in_the_middle_of_a_resplit(lost, tmp_path, when):
 
 
 @pytest.mark.timeout(240)
-def test_kill_in_the_middle_of_an_shm_relayout(lost):
+@pytest.mark.parametrize("pooled", [False, True], ids=["files", "pool"])
+def test_kill_in_the_middle_of_an_shm_relayout(lost, pooled):
     """Rank 1's worker dies once its post has written its segments; rank 2's is still slow.
 
     The post's result dies with it, so the barrier cannot run: Dask reruns rank 1's input
     and post on the worker that takes rank 1 over (new segments, a new generation), then
-    the barrier and the collects. The layout is kept and no segment is left.
+    the barrier and the collects. The layout is kept and no segment is left: with the
+    pool, the dead worker's pool segment is unlinked by the pools of the living.
     """
+    lost.client.run(_shm_pool.set_cap, 0)  # no segment from before: rank 1's is its post's
+    if pooled:
+        lost.client.run(_shm_pool.set_cap, 64 << 20)
     comm = lost.comm()
     tag = _transport.cluster_tag(lost.client)
     g = np.arange(9 * 6, dtype=np.float64).reshape(9, 6)
@@ -349,12 +354,13 @@ def test_kill_in_the_middle_of_an_shm_relayout(lost):
     victim = comm.workers[1]
     pid = lost.pid(victim)
 
+    def rank_1_posted() -> bool:
+        if pooled:  # dndask-<tag>-pool-<pid>-<n>
+            return any(p.split("-")[-2] == str(pid) for p in _shm_pool.pool_files(tag))
+        return any(p.split("-")[-3] == "1" for p in _transport.segments(tag))
+
     def kill_once_posted():
-        wait_until(
-            lambda: any(p.split("-")[-3] == "1" for p in _transport.segments(tag)),
-            60,
-            "rank 1's post",
-        )
+        wait_until(rank_1_posted, 60, "rank 1's post")
         lost.kill(victim, pid)
 
     killer = threading.Thread(target=kill_once_posted, daemon=True)
@@ -366,6 +372,7 @@ def test_kill_in_the_middle_of_an_shm_relayout(lost):
     assert_layout(out, g, 1, comm)
     lost.healed(victim)
     wait_until(lambda: not _transport.segments(tag), 20, "the segments to go")
+    wait_until(lambda: not rank_1_posted(), 30, "the dead worker's pool segment to go")
 
 
 @pytest.mark.timeout(240)
