@@ -114,9 +114,9 @@ def _alive(pid: int) -> bool:
 class Segment:
     """One segment of a pool: its file, mapped in this process, and who holds it."""
 
-    __slots__ = ("holder", "map", "path", "size", "used", "view")
+    __slots__ = ("holder", "map", "path", "size", "tag", "used", "view")
 
-    def __init__(self, path: str, size: int) -> None:
+    def __init__(self, path: str, size: int, tag: str) -> None:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
         try:
             os.posix_fallocate(fd, 0, size)  # ENOSPC here, never SIGBUS on a later write
@@ -128,7 +128,7 @@ class Segment:
                 os.unlink(path)
             raise
         os.close(fd)
-        self.path, self.size = path, size
+        self.path, self.size, self.tag = path, size, tag  # its cluster's: only its posts use it
         self.view = np.frombuffer(self.map, np.uint8)
         self.holder: tuple | None = None  # ((tag, token), generation) while busy
         self.used = time.monotonic()
@@ -181,7 +181,9 @@ class SegmentPool:
             for s in [s for s in self.segments if not os.path.exists(s.path)]:
                 self.segments.remove(s)  # unlinked behind the pool's back: of no use to a reader
                 s.unlink()
-            free = [s for s in self.segments if s.holder is None and s.size >= nbytes]
+            free = [
+                s for s in self.segments if s.holder is None and s.size >= nbytes and s.tag == tag
+            ]
             if free:
                 chosen = min(free, key=lambda s: s.size)
             else:
@@ -210,7 +212,7 @@ class SegmentPool:
         self._count += 1
         path = os.path.join(SHM_DIR, f"dndask-{tag}-{POOL_MARK}-{os.getpid()}-{self._count}")
         try:
-            segment = Segment(path, size)
+            segment = Segment(path, size, tag)
         except OSError:  # /dev/shm is full (ENOSPC) or gone: the post writes its own files
             return None
         self.segments.append(segment)

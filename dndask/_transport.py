@@ -5,15 +5,17 @@ through files in ``/dev/shm`` instead of Dask's sockets. Its graph (built in
 :mod:`dndask._distribution`) has ``2P + 1`` tasks at most:
 
 - :func:`post`, one task per source rank that sends something, pinned to it: it writes
-  each outgoing piece once into its own segment and returns metadata (its generation
-  and bytes per destination). It never waits for a peer.
-- :func:`barrier`, one task on all posts: their generations, by source rank.
+  each outgoing piece once, into a segment of its process's pool where they fit
+  (:mod:`dndask._shm_pool`: pages that are already there), else into a file of its own,
+  and returns metadata (where it wrote, and bytes per destination). It never waits for
+  a peer.
+- :func:`barrier`, one task on all posts: where each wrote, by source rank.
 - :func:`collect`, one task per destination rank (its output chunk), pinned to it: where
   its pieces lie one after another in the output's memory (stacked along its first axis)
   it maps each incoming segment's pages straight into the output, copy-on-write, with no
-  copy at all (:func:`mapped_output`); otherwise it maps each segment and copies it once
-  into place. The pieces it keeps (source rank = its rank) come by reference to the
-  source chunk, never through a file.
+  copy at all (:func:`mapped_output`); otherwise, and always for pool segments (which
+  later posts reuse), it copies each piece once into place. The pieces it keeps (source
+  rank = its rank) come by reference to the source chunk, never through a file.
 
 A segment is ``/dev/shm/dndask-<tag>-<token>-<src>-<dst>-<generation>``: ``tag`` names
 the cluster's client (:func:`cluster_tag`), ``token`` the relayout, ``generation`` the
@@ -22,8 +24,9 @@ reading). A collect does not unlink: a collect that reruns (its output lost with
 worker) while the barrier is still in memory must find its segments again. The segments
 of a relayout are removed by :class:`ShmJanitor` (a scheduler plugin) once its barrier
 leaves memory, which the scheduler does only when no collect waits for it any more, or
-errs; and, whatever is left (a post that was killed mid-write, a cancelled compute),
-by :func:`remove_segments` when dndask shuts its cluster down. See docs/concepts.md for
+errs (at that moment a pool segment is given back to its pool instead); and, whatever
+is left (a post that was killed mid-write, a cancelled compute), by
+:func:`remove_segments` when dndask shuts its cluster down. See docs/concepts.md for
 why this never deadlocks.
 
 Every key of the transport's control tasks starts with :data:`POST_PREFIX` or

@@ -50,6 +50,15 @@ def test_the_smallest_free_segment_that_fits_is_reused(pool):
     assert pool.held == 6 * MiB
 
 
+def test_a_segment_serves_only_its_own_clusters_posts(pool):
+    seg = pool.take(MiB, R1, generation=1)
+    pool.give_back(R1)
+    other = pool.take(MiB, ("othertag", "one"), generation=2)  # its file is named by its tag
+    assert other is not seg and "-othertag-pool-" not in seg.path
+    assert os.path.basename(other.path).startswith("dndask-othertag-pool-")
+    assert pool.take(MiB, R2, generation=3) is seg
+
+
 def test_free_segments_make_room_and_busy_ones_stay(pool):
     a = pool.take(3 * MiB, R1, generation=1)
     b = pool.take(3 * MiB, R2, generation=2)
