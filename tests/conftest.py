@@ -290,7 +290,8 @@ def pytest_runtest_call(item):
     """Note which test each of this process's segments appeared in (to name a leak: the
     test that was running, which need not be the one whose relayout wrote it)."""
     yield
-    for path in _transport.segments(_transport.process_tag()):
+    tag = _transport.process_tag()
+    for path in _transport.segments(tag) + _shm_pool.pool_files(tag):
         _first_seen.setdefault(path, item.nodeid)
 
 
@@ -321,7 +322,10 @@ def no_segment_outlives_the_clusters():
     while _shm_pool.pool_files(_transport.process_tag()) and time.monotonic() < deadline:
         time.sleep(0.1)
     left = _shm_pool.pool_files(_transport.process_tag())
-    assert not left, f"{len(left)} pool segment(s) left after the clusters closed: {left[:3]}"
+    tests = sorted({_first_seen.get(p, "?") for p in left})
+    assert not left, (
+        f"{len(left)} pool segment(s) left after the clusters closed, first seen in {tests}: {left[:3]}"
+    )
 
 
 @pytest.fixture
@@ -546,11 +550,14 @@ def spare(client):
         s = Spare(cluster, own)
         with own.as_current():
             ht.arange(3, split=0, comm=s.comm()).numpy()  # installs dndask's scheduler plugin
+    tag = _transport.cluster_tag(own)
     try:
         yield s
     finally:
         own.close()
         cluster.close()
+        # as ht.shutdown() does for its clusters: what killed workers left (their pools)
+        _transport.remove_segments(tag)
 
 
 @pytest.fixture
