@@ -276,9 +276,10 @@ class CollectSpec(_Columns):
 def page_offsets(plan: _layout.RelayoutPlan, itemsize: int) -> np.ndarray:
     """Per piece of ``plan.table``: where it starts in its target's output, in bytes modulo a page.
 
-    0 for the pieces of an output that are not consecutive byte ranges (an axis before
-    the plan's has length > 1): such a collect copies, it does not map
-    (:func:`dndask._transport.mapped_output`).
+    :data:`dndask._transport.COPIED` (-1) for the pieces of an output that are not
+    consecutive byte ranges (an axis before the plan's has length > 1): such a collect
+    copies, it does not map (:func:`dndask._transport.mapped_output`), so their posts
+    write them into the pool where they fit.
 
     >>> from dndask._comm import Comm
     >>> two = Comm(["tcp://a:1", "tcp://b:1"])
@@ -287,6 +288,9 @@ def page_offsets(plan: _layout.RelayoutPlan, itemsize: int) -> np.ndarray:
     [0, 0, 0, 0]
     >>> page_offsets(_layout.plan_pieces((5, 1024), src, dst), 2).tolist()  # 1 KiB rows
     [0, 2048, 0, 2048]
+    >>> rows = _layout.Distribution(0, (2, 2), two)  # pieces side by side: copied
+    >>> page_offsets(_layout.plan_pieces((4, 1024), dst, rows), 4).tolist()
+    [-1, -1, -1, -1]
     """
     t, axis = plan.table, plan.axis
     if not len(t.src):
@@ -300,7 +304,8 @@ def page_offsets(plan: _layout.RelayoutPlan, itemsize: int) -> np.ndarray:
     before -= np.repeat(before[first], np.diff(t.bounds))
     row_bytes = np.prod(dst[:, axis + 1 :], axis=1, dtype=np.int64) * itemsize
     consecutive = np.all(dst[:, :axis] == 1, axis=1)
-    return np.where(consecutive[t.dst], before * row_bytes[t.dst] % _transport.PAGE, 0)
+    pads = before * row_bytes[t.dst] % _transport.PAGE
+    return np.where(consecutive[t.dst], pads, _transport.COPIED)
 
 
 def build_shm(

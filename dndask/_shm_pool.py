@@ -4,8 +4,9 @@ A post that writes its pieces into fresh files in ``/dev/shm`` pays for every pa
 kernel allocates and clears on the way: on the machine of docs/performance.md, 3.4 ms
 for 8 MiB against 0.3 ms for a copy into pages that are already there. A worker process
 therefore keeps a few segments it wrote before, each mapped once in this process, and a
-post whose pieces fit writes into one of them (:meth:`SegmentPool.take`); collects read
-them as they read any segment, by path.
+post writes the pieces that their collects will copy (not map: a later post reuses the
+segment) into one of them where they fit (:meth:`SegmentPool.take`); collects read them
+by path and offset.
 
 A segment taken by relayout ``(tag, token)`` is busy until the relayout's segments would
 be removed: the janitor's sweep (:func:`dndask._transport.remove_many`) runs on the
@@ -45,7 +46,6 @@ import mmap
 import os
 import threading
 import time
-from typing import NamedTuple
 
 import numpy as np
 
@@ -55,7 +55,6 @@ __all__ = [
     "CAP_ENV",
     "IDLE",
     "POOL_MARK",
-    "Pooled",
     "Segment",
     "SegmentPool",
     "close",
@@ -72,16 +71,6 @@ _CAP_DEFAULT = 64 << 20
 IDLE = 30.0  # seconds a free segment is kept
 POOL_MARK = "pool"  # dndask-<tag>-pool-<pid>-<n>
 _GRAIN = 1 << 20  # a new segment's size is a multiple of this (or of a page, below it)
-
-
-class Pooled(NamedTuple):
-    """Where a post wrote its pieces into a pool segment: its path and each piece's offset.
-
-    A post's barrier entry (``generations[src]`` in :func:`dndask._transport.collect`).
-    """
-
-    path: str
-    offsets: dict
 
 
 def configured_cap() -> int:

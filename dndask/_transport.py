@@ -49,8 +49,10 @@ import os
 import sys
 import threading
 import time
+import types
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import distributed
 import numpy as np
@@ -61,14 +63,15 @@ from tornado.ioloop import PeriodicCallback
 
 from . import _shm_pool
 from ._hosts import SHM_DIR
-from ._shm_pool import Pooled
 
 __all__ = [
     "BARRIER_PREFIX",
+    "COPIED",
     "MAP_MIN",
     "MPI_MARK",
     "PAGE",
     "POST_PREFIX",
+    "Posted",
     "RECEIVED",
     "SEGMENT_PREFIX",
     "ShmJanitor",
@@ -342,62 +345,89 @@ def _read_pooled(path: str, target: np.ndarray, offset: int) -> None:
         os.close(fd)
 
 
+_NOTHING_POOLED: Mapping[int, int] = types.MappingProxyType({})
+
+
+class Posted(NamedTuple):
+    """What a post wrote, as its barrier passes it on to the collects (``generations[src]``).
+
+    ``generation``: the post run (its files' names); ``pool``: the pool segment it wrote
+    the pieces of ``offsets`` (destination rank -> byte) into, else None. A destination
+    not in ``offsets`` reads its own file.
+    """
+
+    generation: int
+    pool: str | None = None
+    offsets: Mapping[int, int] = _NOTHING_POOLED
+
+
+def _mapped_by_collect(pad: int, nbytes: int) -> bool:
+    """Whether a collect maps a piece of ``nbytes`` at byte ``pad`` of an output page.
+
+    :func:`mapped_output`'s rule, from the piece's side: its output is consecutive bytes
+    (``pad`` is not :data:`COPIED`) and it spans :data:`MAP_MIN` bytes of whole pages.
+    """
+    if pad == COPIED or _LIBC_MMAP is None:
+        return False
+    first, last = _whole_pages(pad, nbytes)
+    return last - first >= MAP_MIN
+
+
 def post(chunk: np.ndarray, base: str, src: int, outgoing: Sequence) -> tuple:
     """Write ``chunk[index]`` for each ``(dst, index, pad)`` of ``outgoing`` for rank ``dst``.
 
-    The pieces go one after another into a segment of this process's pool
-    (:mod:`dndask._shm_pool`) when one is free or can be made, else each into its own
-    new segment, from byte ``pad`` on (:func:`_write`). Returns ``(src, where, {dst:
-    bytes})``: ``where`` is a :class:`~dndask._shm_pool.Pooled` or the post run's
-    generation (the new files' names). Empty pieces get no bytes. A post that fails
-    unlinks what it wrote (or gives its pool segment back); one whose compute was
-    cancelled while it ran has its files unlinked by :class:`ShmPostSweeper` once it ends.
+    A piece its collect will map into the output (:func:`_mapped_by_collect`) goes into a
+    new file of its own, from byte ``pad`` on (:func:`_write`): the file's pages become
+    the output's, so it is the only copy. The others, which the collect copies anyway,
+    go one after another into a segment of this process's pool (:mod:`dndask._shm_pool`:
+    pages that are already there) when one is free or can be made, else into files too.
+    Returns ``(src, Posted, {dst: bytes})``. Empty pieces get no bytes. A post that fails
+    unlinks what it wrote and gives its pool segment back; one whose compute was cancelled
+    while it ran has that done by :class:`ShmPostSweeper` once it ends.
     """
     generation = time.time_ns()
     pieces = [(dst, chunk if index is None else chunk[index], pad) for dst, index, pad in outgoing]
     sent = {dst: int(piece.nbytes) for dst, piece, _ in pieces}
     relayout = _base_relayout(base)
-    pooled = _post_pooled(pieces, relayout, generation)
+    copied = [(d, p) for d, p, pad in pieces if p.nbytes and not _mapped_by_collect(pad, p.nbytes)]
     written: list[str] = []
-    if pooled is None:
-        try:
-            for dst, piece, pad in pieces:
-                if piece.nbytes:
-                    path = _path(base, src, dst, generation)
-                    written.append(path)
-                    _write(path, piece, pad)
-        except BaseException:
-            for path in written:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(path)
-            raise
+    try:
+        posted = _post_pooled(copied, relayout, generation)
+        for dst, piece, pad in pieces:
+            if piece.nbytes and dst not in posted.offsets:
+                path = _path(base, src, dst, generation)
+                written.append(path)
+                _write(path, piece, max(pad, 0))
+    except BaseException:
+        for path in written:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+        _shm_pool.process_pool().give_back_run(relayout, generation)
+        raise
     key = _running_key()
     if key is not None:
         WRITTEN[key] = (written, relayout, generation)
-    return src, generation if pooled is None else pooled, sent
+    return src, posted, sent
 
 
-def _post_pooled(pieces: list, relayout: tuple, generation: int) -> Pooled | None:
-    """The pieces written into a pool segment, each from a page boundary on; None: no room."""
+def _post_pooled(pieces: list, relayout: tuple, generation: int) -> Posted:
+    """``(dst, piece)`` pieces written into a pool segment, each from a page boundary on.
+
+    A :class:`Posted` without a pool segment when there are none, or no room.
+    """
     offsets: dict[int, int] = {}
     at = 0
-    for dst, piece, _ in pieces:
-        if piece.nbytes:
-            offsets[dst] = at
-            at += -(-piece.nbytes // PAGE) * PAGE
-    if not at or pieces[0][1].dtype.hasobject:
-        return None
+    for dst, piece in pieces:
+        offsets[dst] = at
+        at += -(-piece.nbytes // PAGE) * PAGE
+    if not at:
+        return Posted(generation)
     segment = _shm_pool.process_pool().take(at, relayout, generation)
     if segment is None:
-        return None
-    try:
-        for dst, piece, _ in pieces:
-            if piece.nbytes:
-                segment.write(offsets[dst], piece)
-    except BaseException:
-        _shm_pool.process_pool().give_back_run(relayout, generation)
-        raise
-    return Pooled(segment.path, offsets)
+        return Posted(generation)
+    for dst, piece in pieces:
+        segment.write(offsets[dst], piece)
+    return Posted(generation, segment.path, offsets)
 
 
 def _base_relayout(base: str) -> tuple[str, str]:
@@ -425,17 +455,15 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
     ``spec`` entries, in order along ``axis``: ``("kept", i, index, rows)`` (a slice of
     ``kept[i]``, a source chunk of this rank: no file), or ``("shm", src, dst, shape, pad)``
     (the segment ``src`` posted for ``dst``, its piece from byte ``pad`` on).
-    ``generations`` is the barrier's value: per source, its post run's generation or
-    where in a pool segment it wrote (:class:`~dndask._shm_pool.Pooled`). Where the
-    pieces lie one after another in the output's memory and none is in a pool segment
-    (which a later post reuses), the segments' pages are mapped into the output
-    (:func:`mapped_output`); otherwise each piece is copied once into place.
+    ``generations`` is the barrier's value: per source, what its post wrote
+    (:class:`Posted`). Where the pieces lie one after another in the output's memory,
+    the segments' pages are mapped into it (:func:`mapped_output`); otherwise, and for
+    the pieces in a pool segment (which a later post reuses), each is copied once into
+    place.
     """
     dtype = np.dtype(dtype)
     lshape = tuple(lshape)
-    pooled = generations is not None and any(isinstance(g, Pooled) for g in generations.values())
-    mappable = _LIBC_MMAP is not None and not pooled
-    out = mapped_output(lshape, dtype, axis, spec) if mappable else None
+    out = mapped_output(lshape, dtype, axis, spec) if _LIBC_MMAP is not None else None
     mapped = out is not None
     if not mapped:
         out = np.empty(lshape, dtype=dtype)
@@ -459,17 +487,16 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
         count = int(np.prod(shape))
         if count == 0:
             continue
-        where_from = generations[src]
-        if isinstance(where_from, Pooled):
-            _read_pooled(where_from.path, out[where], where_from.offsets[dst])
-            received += count * dtype.itemsize
+        posted = generations[src]
+        received += count * dtype.itemsize
+        if dst in posted.offsets:
+            _read_pooled(posted.pool, out[where], posted.offsets[dst])
             continue
-        path = _path(base, src, dst, where_from)
+        path = _path(base, src, dst, posted.generation)
         if mapped:
             _map_piece(path, out, start * row, count * dtype.itemsize, pad)
         else:
-            _read(path, out[where], pad)
-        received += count * dtype.itemsize
+            _read(path, out[where], max(pad, 0))
     if received:
         RECEIVED.append({"start": time.time(), "total": received, "key": base})
     return out
@@ -488,6 +515,7 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
 # an output of this kind holds shared memory (``Shmem`` in /proc/meminfo, counted against
 # /dev/shm's size) rather than anonymous memory.
 PAGE = mmap.PAGESIZE
+COPIED = -1  # the pad of a piece whose output is not consecutive bytes: its collect copies it
 MAP_MIN = 64 * PAGE  # a piece maps its pages only if it spans at least this many bytes
 _MADV_POPULATE_READ = 22  # Linux >= 5.14: fill the page table now, not on first touch
 _MAP_FIXED_FLAG = 0x10  # MAP_FIXED on Linux (the mmap module does not export it)

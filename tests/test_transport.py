@@ -304,26 +304,42 @@ def test_a_collect_maps_the_pages_of_its_big_pieces(rows, width, dtype, axis, no
 
 
 def test_pooled_posts_are_copied_into_the_output_and_their_segments_reused(pool):
-    """A post writes into a pool segment; the collect copies (never maps) it, so that the
-    segment can take the next post once the relayout gives it back."""
+    """Pieces side by side in their output (pad COPIED) or under MAP_MIN go into a pool
+    segment; the collect copies them, so the segment takes the next post once the relayout
+    gives it back. Pieces the collect maps get files of their own."""
     g = np.random.default_rng(11)
-    pieces = [g.random((n, 1000)).astype(np.float32) for n in (3, 700, 0, 500)]
+    pieces = [g.random((300, n)).astype(np.float32) for n in (10, 600, 0, 900)]
     tag, base = f"{os.getpid()}t", f"{SEGMENT_BASE}-pool-test"
-    out, spec, generations, lshape = _exchange(pieces, 0, base)
-    expected = np.concatenate(pieces)
+    spec, generations = [("kept", 0, None, 10)], {}
+    for src, piece in enumerate(pieces[1:], start=1):
+        _, generations[src], _ = _transport.post(piece, base, src, [(0, None, _transport.COPIED)])
+        spec.append(("shm", src, 0, piece.shape, _transport.COPIED))
+    lshape = (300, 1510)
+    out = _transport.collect(generations, [pieces[0]], spec, lshape, np.float32, 1, base)
+    expected = np.concatenate(pieces, axis=1)
     np.testing.assert_array_equal(out, expected)
-    assert [type(generations[s]) for s in (1, 3)] == [_shm_pool.Pooled] * 2
-    assert isinstance(generations[2], int)  # nothing to send: no segment, no file
-    assert not isinstance(out.base, mmap.mmap)
+    assert [generations[s].pool is not None for s in (1, 2, 3)] == [True, False, True]
     assert _transport.segments(tag, "pool-test") == []  # no file per piece
-    again = _transport.collect(generations, [pieces[0]], spec, lshape, np.float32, 0, base)
+    again = _transport.collect(generations, [pieces[0]], spec, lshape, np.float32, 1, base)
     np.testing.assert_array_equal(again, expected)  # a rerun collect reads them again
-    used = {generations[s].path for s in (1, 3)}
+    used = {generations[s].pool for s in (1, 3)}
     assert _shm_pool.give_back((tag, "pool-test")) == 2
-    doubled, _, reused, _ = _exchange([p * 2 for p in pieces], 0, base)
-    assert {reused[s].path for s in (1, 3)} == used
-    np.testing.assert_array_equal(doubled, expected * 2)
+    _, reused, _ = _transport.post(pieces[1] * 2, base, 1, [(0, None, _transport.COPIED)])
+    assert reused.pool in used and reused.offsets == {0: 0}
     np.testing.assert_array_equal(out, expected)  # the first output is its own copy
+
+
+@NEEDS_MAPPING
+def test_pieces_a_collect_maps_get_files_and_small_ones_the_pool(pool):
+    g = np.random.default_rng(13)
+    pieces = [g.random((n, 1000)).astype(np.float32) for n in (3, 700, 1)]  # 2.7 MiB, 4 KB
+    tag, base = f"{os.getpid()}t", f"{SEGMENT_BASE}-pool-test"
+    out, _, generations, _ = _exchange(pieces, 0, base)
+    np.testing.assert_array_equal(out, np.concatenate(pieces))
+    assert generations[1].pool is None and generations[2].pool is not None
+    assert isinstance(out.base, mmap.mmap) and _maps_of(base, out) > 0  # the big piece: mapped
+    assert len(_transport.segments(tag, "pool-test")) == 1
+    _transport.remove_segments(tag, "pool-test")
 
 
 @pytest.mark.parametrize(
@@ -339,7 +355,8 @@ def test_a_pooled_post_of_strided_pieces_matches_numpy(pool, shape, dtype, slice
         for d, lo, hi in zip((1, 2, 3), cuts[:-1], cuts[1:], strict=True)
     ]
     _, where, sent = _transport.post(chunk, base, 0, outgoing)
-    assert isinstance(where, _shm_pool.Pooled)
+    assert where.pool is not None
+    assert sorted(where.offsets) == [d for d, index, _ in outgoing if chunk[index].size]
     for d, index, _ in outgoing:
         piece = chunk[index]
         assert sent[d] == piece.nbytes
@@ -453,7 +470,7 @@ def test_the_exchange_graph_runs_the_naive_pieces_through_the_files(n):
             y = _distribution.build_shm(x, plan, tag)[0]
             posts, added = exchange_tasks(y, x)
             expected: dict = {}
-            pads: dict = {}  # where each piece starts in its output, modulo a page
+            pads: dict = {}  # where each piece starts in its output, modulo a page (or COPIED)
             out_chunks = dst.chunks(shape)
             for r, pieces in enumerate(naive_pieces(shape, src, dst)):
                 lshape = [c[r] if a == dst.split else c[0] for a, c in enumerate(out_chunks)]
@@ -461,7 +478,7 @@ def test_the_exchange_graph_runs_the_naive_pieces_through_the_files(n):
                 row = int(np.prod(lshape[plan.axis + 1 :])) * g.itemsize
                 at = 0
                 for s, box in pieces:
-                    pads[s, r] = at * row % _transport.PAGE if consecutive else 0
+                    pads[s, r] = at * row % _transport.PAGE if consecutive else _transport.COPIED
                     at += box[plan.axis][1] - box[plan.axis][0]
                     if s != r and all(hi > lo for lo, hi in box):
                         expected.setdefault(s, []).append((r, box))
