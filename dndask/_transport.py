@@ -49,9 +49,8 @@ import os
 import sys
 import threading
 import time
-import types
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import distributed
@@ -345,9 +344,6 @@ def _read_pooled(path: str, target: np.ndarray, offset: int) -> None:
         os.close(fd)
 
 
-_NOTHING_POOLED: Mapping[int, int] = types.MappingProxyType({})
-
-
 class Posted(NamedTuple):
     """What a post wrote, as its barrier passes it on to the collects (``generations[src]``).
 
@@ -358,7 +354,11 @@ class Posted(NamedTuple):
 
     generation: int
     pool: str | None = None
-    offsets: Mapping[int, int] = _NOTHING_POOLED
+    offsets: dict | None = None
+
+    def pooled(self, dst: int) -> int | None:
+        """Where rank ``dst``'s piece starts in the pool segment; None: in its own file."""
+        return None if self.offsets is None else self.offsets.get(dst)
 
 
 def _mapped_by_collect(pad: int, nbytes: int) -> bool:
@@ -394,7 +394,7 @@ def post(chunk: np.ndarray, base: str, src: int, outgoing: Sequence) -> tuple:
     try:
         posted = _post_pooled(copied, relayout, generation)
         for dst, piece, pad in pieces:
-            if piece.nbytes and dst not in posted.offsets:
+            if piece.nbytes and posted.pooled(dst) is None:
                 path = _path(base, src, dst, generation)
                 written.append(path)
                 _write(path, piece, max(pad, 0))
@@ -413,7 +413,8 @@ def post(chunk: np.ndarray, base: str, src: int, outgoing: Sequence) -> tuple:
 def _post_pooled(pieces: list, relayout: tuple, generation: int) -> Posted:
     """``(dst, piece)`` pieces written into a pool segment, each from a page boundary on.
 
-    A :class:`Posted` without a pool segment when there are none, or no room.
+    A :class:`Posted` without a pool segment when there are none, or no room. Pickles
+    with plain ``pickle`` (the barrier's value travels to every collect).
     """
     offsets: dict[int, int] = {}
     at = 0
@@ -489,8 +490,9 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
             continue
         posted = generations[src]
         received += count * dtype.itemsize
-        if dst in posted.offsets:
-            _read_pooled(posted.pool, out[where], posted.offsets[dst])
+        at_byte = posted.pooled(dst)
+        if at_byte is not None:
+            _read_pooled(posted.pool, out[where], at_byte)
             continue
         path = _path(base, src, dst, posted.generation)
         if mapped:

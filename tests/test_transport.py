@@ -319,6 +319,7 @@ def test_pooled_posts_are_copied_into_the_output_and_their_segments_reused(pool)
     expected = np.concatenate(pieces, axis=1)
     np.testing.assert_array_equal(out, expected)
     assert [generations[s].pool is not None for s in (1, 2, 3)] == [True, False, True]
+    assert pickle.loads(pickle.dumps(generations)) == generations  # as the barrier's value
     assert _transport.segments(tag, "pool-test") == []  # no file per piece
     again = _transport.collect(generations, [pieces[0]], spec, lshape, np.float32, 1, base)
     np.testing.assert_array_equal(again, expected)  # a rerun collect reads them again
