@@ -22,6 +22,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 from . import _hosts, _launch, _layout, _mpi, _mpi_transport, _transport, _xp
 from ._compat import Alias, List, SliceTask, Task, TaskRef, new_array, scheduler_workers
+from ._env import nonnegative_int
 from ._graph import block_index, chunk_meta, empty, meta_of
 
 # Above this many pieces, resplit_ hands the work to Dask's p2p rechunk.
@@ -516,26 +517,12 @@ def default_method() -> str | None:
 
 def shm_reserve() -> int:
     """Bytes of ``/dev/shm`` a relayout leaves free (``$DNDASK_SHM_RESERVE``, 64 MiB)."""
-    raw = os.environ.get(_RESERVE_ENV, str(_RESERVE_DEFAULT))
-    try:
-        value = int(raw)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise ValueError(f"`{_RESERVE_ENV}` must be a non-negative int, got {raw!r}")
-    return value
+    return nonnegative_int(_RESERVE_ENV, _RESERVE_DEFAULT)
 
 
 def p2p_threshold() -> int:
     """Largest number of pieces a resplit builds as its own task graph."""
-    raw = os.environ.get(_P2P_ENV, str(_P2P_DEFAULT))
-    try:
-        value = int(raw)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise ValueError(f"`{_P2P_ENV}` must be a non-negative int, got {raw!r}")
-    return value
+    return nonnegative_int(_P2P_ENV, _P2P_DEFAULT)
 
 
 class RelayoutReport(NamedTuple):

@@ -49,6 +49,7 @@ import time
 
 import numpy as np
 
+from ._env import nonnegative_int
 from ._hosts import SHM_DIR
 
 __all__ = [
@@ -75,14 +76,7 @@ _GRAIN = 1 << 20  # a new segment's size is a multiple of this (or of a page, be
 
 def configured_cap() -> int:
     """Bytes a process's pool may hold: ``$DNDASK_SHM_POOL`` (64 MiB; 0: no pool)."""
-    raw = os.environ.get(CAP_ENV, str(_CAP_DEFAULT))
-    try:
-        value = int(raw)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise ValueError(f"`{CAP_ENV}` must be a non-negative int, got {raw!r}")
-    return value
+    return nonnegative_int(CAP_ENV, _CAP_DEFAULT)
 
 
 def pool_files(tag: str = "") -> list[str]:

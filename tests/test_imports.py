@@ -219,6 +219,7 @@ def test_the_array_core_imports_only_lower_layers():
         "dndask._compute",
         "dndask._display",
         "dndask._distribution",
+        "dndask._env",  # settings from the environment: one parser
         "dndask._graph",
         "dndask._handoff",  # the LayoutWarning and the table of DNDarrays xarray gave to Dask
         "dndask._hosts",  # which ranks share a host (and a /dev/shm)

@@ -722,7 +722,25 @@ def test_shm_refuses_a_comm_that_is_not_on_one_host():
 
 
 # -------------------------------------------------------------------- cleanup
-def test_no_segment_is_left_after_relayouts(client, comm_of):
+def _pool_holders(dask_worker=None) -> list:
+    """``(path, holder)`` of each segment of this worker's pool."""
+    return [(seg.path, seg.holder) for seg in _shm_pool.process_pool().segments]
+
+
+def _busy_pool_segments(client, token: str | None = None) -> list:
+    """``(worker, path)`` of the busy pool segments (those of relayout ``token``)."""
+    return [
+        (w, p)
+        for w, held in client.run(_pool_holders).items()
+        for p, h in held
+        if h and token in (None, h[0][1])
+    ]
+
+
+@pytest.mark.parametrize("pooled", [False, True], ids=["files", "pool"])
+def test_no_segment_is_left_after_relayouts(client, comm_of, shm_pool_cap, pooled):
+    """Chained and culled relayouts: no file is left, and every pool segment is free again."""
+    shm_pool_cap((64 << 20) if pooled else 0)
     tag = _transport.cluster_tag(client)
     comm = comm_of(5)
     g = global_data((10, 9))
@@ -733,6 +751,9 @@ def test_no_segment_is_left_after_relayouts(client, comm_of):
     part = b.resplit(0, method="shm")[3]  # culled: only some collects run
     np.testing.assert_array_equal(part.numpy(), g[3])
     assert segments_gone(tag, c, part) == []
+    if pooled:  # small pieces: the posts use the pool
+        assert any(client.run(_pool_holders).values()), "no post used the pool"
+    wait_until(lambda: not _busy_pool_segments(client), 20, "the pool segments to be free")
 
 
 class _SlowToSlice(np.ndarray):
@@ -787,38 +808,6 @@ def test_a_relayout_cancelled_before_its_barrier_leaves_no_segment(client, comm_
     del started  # the client releases the compute, as a dropped result does: no barrier
     gc.collect()
     assert segments_gone(tag, b) == []
-
-
-def _pool_holders(dask_worker=None) -> list:
-    """``(path, holder)`` of each segment of this worker's pool."""
-    return [(seg.path, seg.holder) for seg in _shm_pool.process_pool().segments]
-
-
-def _busy_pool_segments(client, token: str | None = None) -> list:
-    """``(worker, path)`` of the busy pool segments (those of relayout ``token``)."""
-    return [
-        (w, p)
-        for w, held in client.run(_pool_holders).items()
-        for p, h in held
-        if h and token in (None, h[0][1])
-    ]
-
-
-def test_pool_segments_are_given_back_after_relayouts(client, comm_of, shm_pool_cap):
-    """Chained, culled and in-place relayouts: every post's pool segment is free again."""
-    shm_pool_cap(64 << 20)
-    comm = comm_of(5)
-    g = global_data((10, 9))
-    a = ht.array(g, split=0, comm=comm).persist_(wait=True)
-    b = a.resplit(1, method="shm")
-    c = b.resplit(None, method="shm").resplit(0, method="shm")
-    np.testing.assert_array_equal(c.numpy(), g)
-    part = b.resplit(0, method="shm")[3]  # culled: only some collects run
-    np.testing.assert_array_equal(part.numpy(), g[3])
-    used = {p for held in client.run(_pool_holders).values() for p, _ in held}
-    assert used, "no post used the pool"
-    wait_until(lambda: not _busy_pool_segments(client), 20, "the pool segments to be free")
-    assert segments_gone(_transport.cluster_tag(client), c, part) == []  # and no file
 
 
 def test_a_pooled_relayout_cancelled_before_its_barrier_frees_its_segments(
