@@ -816,7 +816,9 @@ def test_a_pooled_relayout_cancelled_before_its_barrier_frees_its_segments(
     shm_pool_cap(64 << 20)
     comm = comm_of(3)
     a = ht.array(global_data((6, 6)), split=0, comm=comm).persist_(wait=True)
-    x = slow_on_rank(a.to_dask(), 2, 2.0)
+    # rank 2 is held back long enough for the polls below, each a call to every worker,
+    # to see ranks 0 and 1's busy segments on a loaded machine (2 s was too short there)
+    x = slow_on_rank(a.to_dask(), 2, 6.0)
     b = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit(1, method="shm")
     token = post_keys(b)[0][0].rsplit("-", 1)[1]
     started = b.persist()  # not waited for
