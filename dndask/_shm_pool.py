@@ -44,6 +44,7 @@ import contextlib
 import glob
 import mmap
 import os
+import re
 import threading
 import time
 
@@ -61,6 +62,7 @@ __all__ = [
     "close",
     "configured_cap",
     "give_back",
+    "is_pool_file",
     "pool_files",
     "process_pool",
     "set_cap",
@@ -71,6 +73,7 @@ CAP_ENV = "DNDASK_SHM_POOL"
 _CAP_DEFAULT = 64 << 20
 IDLE = 30.0  # seconds a free segment is kept
 POOL_MARK = "pool"  # dndask-<tag>-pool-<pid>-<n>
+_POOL_NAME = re.compile(rf"-{POOL_MARK}-[0-9]+-[0-9]+$")  # ...-pool-<pid>-<n>
 _GRAIN = 1 << 20  # a new segment's size is a multiple of this (or of a page, below it)
 
 
@@ -79,9 +82,21 @@ def configured_cap() -> int:
     return nonnegative_int(CAP_ENV, _CAP_DEFAULT)
 
 
+def is_pool_file(path: str) -> bool:
+    """Whether ``path`` names a pool segment, ``...-pool-<pid>-<n>`` (never a relayout's file).
+
+    >>> is_pool_file("/dev/shm/dndask-12x0a-pool-99-1")
+    True
+    >>> is_pool_file("/dev/shm/dndask-12x0a-f3-0-1-7")  # a relayout's: <token>-<src>-<dst>-<gen>
+    False
+    """
+    return _POOL_NAME.search(os.path.basename(path)) is not None
+
+
 def pool_files(tag: str = "") -> list[str]:
     """The pool segments in ``/dev/shm`` (of cluster tags starting with ``tag``)."""
-    return sorted(glob.glob(os.path.join(SHM_DIR, f"dndask-{tag}*-{POOL_MARK}-*")))
+    found = glob.glob(os.path.join(SHM_DIR, f"dndask-{tag}*-{POOL_MARK}-*"))
+    return sorted(p for p in found if is_pool_file(p))
 
 
 def _alive(pid: int) -> bool:
@@ -161,9 +176,8 @@ class SegmentPool:
         tag = relayout[0]
         with self._lock:
             self._trim(time.monotonic())
-            for s in [s for s in self.segments if not os.path.exists(s.path)]:
-                self.segments.remove(s)  # unlinked behind the pool's back: of no use to a reader
-                s.unlink()
+            # unlinked behind the pool's back: of no use to a reader
+            self._drop([s for s in self.segments if not os.path.exists(s.path)])
             free = [
                 s for s in self.segments if s.holder is None and s.size >= nbytes and s.tag == tag
             ]
@@ -181,13 +195,7 @@ class SegmentPool:
         grain = _GRAIN if nbytes > _GRAIN else mmap.PAGESIZE
         size = -(-nbytes // grain) * grain
         size = min(size, max(self.cap, nbytes))
-        for s in sorted(self.segments, key=lambda s: s.size):  # make room: drop free ones
-            if self.held + size <= self.cap:
-                break
-            if s.holder is None:
-                self.segments.remove(s)
-                s.unlink()
-        if self.held + size > self.cap:
+        if not self._make_room(size, largest_first=False):
             return None
         if tag not in self._swept:
             self._swept.add(tag)
@@ -247,11 +255,39 @@ class SegmentPool:
         return trimmed
 
     def _trim(self, now: float) -> int:
-        stale = [s for s in self.segments if s.holder is None and now - s.used > self.idle]
-        for s in stale:
+        return self._drop(
+            [s for s in self.segments if s.holder is None and now - s.used > self.idle]
+        )
+
+    def _drop(self, segments: list[Segment]) -> int:
+        """Unlink ``segments`` and forget them (the lock is held); how many."""
+        for s in segments:
             self.segments.remove(s)
             s.unlink()
-        return len(stale)
+        return len(segments)
+
+    def _make_room(self, extra: int, largest_first: bool) -> bool:
+        """Drop free segments until ``extra`` more bytes fit under the cap (the lock is held).
+
+        Whether they fit; busy segments always stay.
+        """
+        free = sorted((s for s in self.segments if s.holder is None), key=lambda s: s.size)
+        for s in reversed(free) if largest_first else free:
+            if self.held + extra <= self.cap:
+                break
+            self._drop([s])
+        return self.held + extra <= self.cap
+
+    def set_cap(self, nbytes: int) -> int:
+        """Set the cap (``0``: no segment from now on); returns the previous one.
+
+        Segments in use stay until given back; free ones above the new cap go at once,
+        the largest first.
+        """
+        with self._lock:
+            previous, self.cap = self.cap, int(nbytes)
+            self._make_room(0, largest_first=True)
+        return previous
 
     def close(self) -> None:
         """Unlink every segment, busy or not (the worker is closing)."""
@@ -275,20 +311,8 @@ def process_pool() -> SegmentPool:
 
 
 def set_cap(nbytes: int) -> int:
-    """Set this process's pool cap (``0``: no pool from now on); returns the previous cap.
-
-    Segments in use stay until given back; free ones above the new cap go at once.
-    """
-    pool = process_pool()
-    with pool._lock:
-        previous, pool.cap = pool.cap, int(nbytes)
-        for s in sorted(pool.segments, key=lambda s: -s.size):
-            if pool.held <= pool.cap:
-                break
-            if s.holder is None:
-                pool.segments.remove(s)
-                s.unlink()
-    return previous
+    """:meth:`SegmentPool.set_cap` on this process's pool (made if there is none)."""
+    return process_pool().set_cap(nbytes)
 
 
 def give_back(relayout: tuple, older_than: int | None = None) -> int:

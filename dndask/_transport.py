@@ -150,8 +150,9 @@ def segments(tag: str = "", token: str = "") -> list[str]:
     Not the posts' reusable segments (:func:`dndask._shm_pool.pool_files`).
     """
     pattern = f"{SEGMENT_PREFIX}{tag}-{token}-*" if token else f"{SEGMENT_PREFIX}{tag}*"
-    pools = set(_shm_pool.pool_files(tag)) if not token else set()
-    return sorted(p for p in glob.glob(os.path.join(SHM_DIR, pattern)) if p not in pools)
+    return sorted(
+        p for p in glob.glob(os.path.join(SHM_DIR, pattern)) if not _shm_pool.is_pool_file(p)
+    )
 
 
 def remove_segments(tag: str = "", token: str = "", older_than: int | None = None) -> int:

@@ -295,16 +295,17 @@ def pytest_runtest_call(item):
         _first_seen.setdefault(path, item.nodeid)
 
 
-def _segments_left(tag: str, what: str) -> None:
-    """Fail if segments of ``tag`` are still there ``SEGMENT_GRACE`` s from now."""
+def _segments_left(tag: str, what: str, listing=_transport.segments, kind="shared-memory") -> None:
+    """Fail if files of ``tag`` (``listing``'s: the relayouts' segments, or the pools') are
+    still there ``SEGMENT_GRACE`` s from now."""
     deadline = time.monotonic() + SEGMENT_GRACE
-    while _transport.segments(tag) and time.monotonic() < deadline:
+    while listing(tag) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = _transport.segments(tag)
+    left = listing(tag)
     if left:
         tests = sorted({_first_seen.get(p, "?") for p in left})
         raise AssertionError(
-            f"{len(left)} shared-memory segment(s) {what}, first seen in {tests}: {left[:3]}"
+            f"{len(left)} {kind} segment(s) {what}, first seen in {tests}: {left[:3]}"
         )
 
 
@@ -318,13 +319,11 @@ def no_segment_outlives_the_clusters():
     yield
     _segments_left(_transport.process_tag(), "left in /dev/shm after the clusters closed")
     _shm_pool.close()  # this process's own pool (the in-process transport tests')
-    deadline = time.monotonic() + SEGMENT_GRACE
-    while _shm_pool.pool_files(_transport.process_tag()) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    left = _shm_pool.pool_files(_transport.process_tag())
-    tests = sorted({_first_seen.get(p, "?") for p in left})
-    assert not left, (
-        f"{len(left)} pool segment(s) left after the clusters closed, first seen in {tests}: {left[:3]}"
+    _segments_left(
+        _transport.process_tag(),
+        "left after the clusters closed",
+        listing=_shm_pool.pool_files,
+        kind="pool",
     )
 
 

@@ -794,37 +794,32 @@ def test_a_post_cancelled_while_it_runs_leaves_no_segment(client, comm_of):
     assert segments_gone(tag, b) == []
 
 
-def test_a_relayout_cancelled_before_its_barrier_leaves_no_segment(client, comm_of, shm_pool_cap):
-    """Ranks 0 and 1 have posted, rank 2's input is slow: the compute is released then."""
-    shm_pool_cap(0)  # the posts write files (the pooled case: the test after this one)
+@pytest.mark.parametrize("pooled", [False, True], ids=["files", "pool"])
+def test_a_relayout_cancelled_before_its_barrier_leaves_no_segment(
+    client, comm_of, shm_pool_cap, pooled
+):
+    """Ranks 0 and 1 have posted, rank 2's input is slow: the compute is released then.
+    Their files go; with the pool, their pool segments are free again."""
+    shm_pool_cap((64 << 20) if pooled else 0)
     tag = _transport.cluster_tag(client)
     comm = comm_of(3)
     a = ht.array(global_data((6, 6)), split=0, comm=comm).persist_(wait=True)
-    x = slow_on_rank(a.to_dask(), 2, 2.0)
-    b = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit(1, method="shm")
-    token = post_keys(b)[0][0].rsplit("-", 1)[1]
-    started = b.persist()  # not waited for
-    wait_until(lambda: len(_transport.segments(tag, token)) == 4, 60, "ranks 0 and 1's posts")
-    del started  # the client releases the compute, as a dropped result does: no barrier
-    gc.collect()
-    assert segments_gone(tag, b) == []
-
-
-def test_a_pooled_relayout_cancelled_before_its_barrier_frees_its_segments(
-    client, comm_of, shm_pool_cap
-):
-    shm_pool_cap(64 << 20)
-    comm = comm_of(3)
-    a = ht.array(global_data((6, 6)), split=0, comm=comm).persist_(wait=True)
-    # rank 2 is held back long enough for the polls below, each a call to every worker,
-    # to see ranks 0 and 1's busy segments on a loaded machine (2 s was too short there)
+    # rank 2 is held back long enough for the polls below (with the pool, each is a call to
+    # every worker) to see ranks 0 and 1's posts on a loaded machine (2 s was too short there)
     x = slow_on_rank(a.to_dask(), 2, 6.0)
     b = _dndarray.from_dask(x, 0, comm, parents=(a,)).resplit(1, method="shm")
     token = post_keys(b)[0][0].rsplit("-", 1)[1]
+
+    def posted() -> int:  # ranks 0 and 1 post two pieces each: 4 files, or 2 pool segments
+        if pooled:
+            return 2 * len(_busy_pool_segments(client, token))
+        return len(_transport.segments(tag, token))
+
     started = b.persist()  # not waited for
-    wait_until(lambda: len(_busy_pool_segments(client, token)) == 2, 60, "ranks 0 and 1's posts")
-    del started  # the client releases the compute: no barrier
+    wait_until(lambda: posted() == 4, 60, "ranks 0 and 1's posts")
+    del started  # the client releases the compute, as a dropped result does: no barrier
     gc.collect()
+    assert segments_gone(tag, b) == []
     wait_until(lambda: not _busy_pool_segments(client, token), 20, "the segments to be free")
 
 
