@@ -673,7 +673,9 @@ def reading(report: Report) -> str:
   pages into it, or copies from the pool), so its peak per worker is Heat's; Dask's rechunk
   holds its intermediates as well. The pool of post segments (up to 64 MiB per worker,
   `DNDASK_SHM_POOL`) is standing memory, as MPI's shared-memory buffers are Heat's: it is
-  in the baseline the peaks are measured from."""
+  in the baseline the peaks are measured from. So are the free buffers of the collects' output
+  cache (up to 64 MiB per worker, `DNDASK_OUTPUT_CACHE`); an output made on one of them does
+  not raise the resident set, so its bytes are added to the worker's peak."""
 
 
 def stages_section(report: Report) -> str:

@@ -274,11 +274,12 @@ class CollectSpec(_Columns):
         return self.transport, s, self.dst, tuple(shape), pad
 
 
-def page_offsets(plan: _layout.RelayoutPlan, itemsize: int) -> np.ndarray:
+def page_offsets(plan: _layout.RelayoutPlan, itemsize: int, copy_below: int = 0) -> np.ndarray:
     """Per piece of ``plan.table``: where it starts in its target's output, in bytes modulo a page.
 
     :data:`dndask._transport.COPIED` (-1) for the pieces of an output that are not
-    consecutive byte ranges (an axis before the plan's has length > 1): such a collect
+    consecutive byte ranges (an axis before the plan's has length > 1), or that holds at
+    most ``copy_below`` bytes (:func:`dndask._transport.copy_limit`): such a collect
     copies, it does not map (:func:`dndask._transport.mapped_output`), so their posts
     write them into the pool where they fit.
 
@@ -292,6 +293,8 @@ def page_offsets(plan: _layout.RelayoutPlan, itemsize: int) -> np.ndarray:
     >>> rows = _layout.Distribution(0, (2, 2), two)  # pieces side by side: copied
     >>> page_offsets(_layout.plan_pieces((4, 1024), dst, rows), 4).tolist()
     [-1, -1, -1, -1]
+    >>> page_offsets(_layout.plan_pieces((5, 1024), src, dst), 4, copy_below=10240).tolist()
+    [-1, -1, -1, -1]
     """
     t, axis = plan.table, plan.axis
     if not len(t.src):
@@ -304,9 +307,9 @@ def page_offsets(plan: _layout.RelayoutPlan, itemsize: int) -> np.ndarray:
     first = np.minimum(t.bounds[:-1], len(before) - 1)  # a target without pieces repeats 0 times
     before -= np.repeat(before[first], np.diff(t.bounds))
     row_bytes = np.prod(dst[:, axis + 1 :], axis=1, dtype=np.int64) * itemsize
-    consecutive = np.all(dst[:, :axis] == 1, axis=1)
+    mapped = np.all(dst[:, :axis] == 1, axis=1) & (np.prod(dst, axis=1) * itemsize > copy_below)
     pads = before * row_bytes[t.dst] % _transport.PAGE
-    return np.where(consecutive[t.dst], pads, _transport.COPIED)
+    return np.where(mapped[t.dst], pads, _transport.COPIED)
 
 
 def build_shm(
@@ -418,7 +421,9 @@ def build_exchange(
     t = plan.table
     kept_rows = t.src == t.dst
     sends = ~kept_rows & (t.elements > 0)  # the pieces that go through a post
-    pads = page_offsets(plan, x.dtype.itemsize) if transport == "shm" else None
+    pads = None
+    if transport == "shm":
+        pads = page_offsets(plan, x.dtype.itemsize, _transport.copy_limit())
     dsk: dict = {}
     task_ranks: dict = {}
     # the posts: one per source rank that sends, its pieces in target order

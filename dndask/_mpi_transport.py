@@ -52,7 +52,7 @@ import distributed
 import numpy as np
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from . import _launch, _mpi, _transport
+from . import _launch, _mpi, _output_cache, _transport
 from ._compat import scheduler_workers
 
 __all__ = [
@@ -338,7 +338,7 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
     any worker rank: each source answers whichever rank asks.
     """
     rid = relayout
-    out = np.empty(tuple(lshape), dtype=dtype)
+    out = _output_cache.empty(tuple(lshape), dtype)  # memory this process used before, if any
     dtype = out.dtype
     at = 0
     incoming: list[tuple[int, int, np.ndarray, tuple, np.ndarray]] = []

@@ -14,8 +14,12 @@ through files in ``/dev/shm`` instead of Dask's sockets. Its graph (built in
   its pieces lie one after another in the output's memory (stacked along its first axis)
   it maps each incoming segment's pages straight into the output, copy-on-write, with no
   copy at all (:func:`mapped_output`); otherwise, and always for pool segments (which
-  later posts reuse), it copies each piece once into place. The pieces it keeps (source
-  rank = its rank) come by reference to the source chunk, never through a file.
+  later posts reuse), it copies each piece once into place, in an output on memory the
+  process used before where its cache has some (:mod:`dndask._output_cache`). The pieces
+  it keeps (source rank = its rank) come by reference to the source chunk, never through
+  a file. Outputs up to :func:`copy_limit` bytes are always copied: in a steady run of
+  relayouts their pieces and the outputs then reuse memory, where a mapped output is
+  new memory each time (docs/concepts.md has the numbers).
 
 A segment is ``/dev/shm/dndask-<tag>-<token>-<src>-<dst>-<generation>``: ``tag`` names
 the cluster's client (:func:`cluster_tag`), ``token`` the relayout, ``generation`` the
@@ -60,7 +64,7 @@ from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
 from distributed.protocol.pickle import dumps
 from tornado.ioloop import PeriodicCallback
 
-from . import _shm_pool
+from . import _output_cache, _shm_pool
 from ._hosts import SHM_DIR
 
 __all__ = [
@@ -362,6 +366,20 @@ class Posted(NamedTuple):
         return None if self.offsets is None else self.offsets.get(dst)
 
 
+def copy_limit() -> int:
+    """Bytes up to which a collect copies its whole output rather than mapping pieces into it.
+
+    The largest output this process's output cache serves
+    (:func:`dndask._output_cache.lease_limit`), while its posts' pool is on; else 0. The
+    driver asks it when it plans the pieces (:func:`dndask._distribution.page_offsets`):
+    the workers' caches and pools are configured as the driver's (the same environment,
+    or the same test fixture).
+    """
+    if _shm_pool.process_pool().cap == 0:
+        return 0
+    return _output_cache.lease_limit(_output_cache.process_cache().cap)
+
+
 def _mapped_by_collect(pad: int, nbytes: int) -> bool:
     """Whether a collect maps a piece of ``nbytes`` at byte ``pad`` of an output page.
 
@@ -467,8 +485,8 @@ def collect(generations, kept: Sequence, spec: Sequence, lshape, dtype, axis: in
     lshape = tuple(lshape)
     out = mapped_output(lshape, dtype, axis, spec) if _LIBC_MMAP is not None else None
     mapped = out is not None
-    if not mapped:
-        out = np.empty(lshape, dtype=dtype)
+    if not mapped:  # on memory this process used before, where the cache has some
+        out = _output_cache.empty(lshape, dtype)
     row = int(np.prod(lshape[axis + 1 :], dtype=np.int64)) * dtype.itemsize  # bytes, if mapped
     at = 0
     received = 0
@@ -593,7 +611,7 @@ def mapped_output(lshape: tuple, dtype: np.dtype, axis: int, spec: Sequence) -> 
     for entry in spec:
         rows = entry[3] if entry[0] == "kept" else entry[3][axis]
         first, last = _whole_pages(at * row, rows * row)
-        pieces += entry[0] != "kept" and last - first >= MAP_MIN
+        pieces += entry[0] != "kept" and entry[4] != COPIED and last - first >= MAP_MIN
         at += rows
     maps = 2 * pieces + 1
     with _LIVE_LOCK:
@@ -811,8 +829,9 @@ class ShmPostSweeper(WorkerPlugin):
     from ``cancelled`` to ``memory``. A post that is wanted again while it runs goes
     through ``resumed`` instead, and its files stay for its barrier.
 
-    It also looks after the process's pool of post segments (:mod:`dndask._shm_pool`):
-    it unlinks those idle for long, and all of them when the worker closes.
+    It also looks after the process's pool of post segments (:mod:`dndask._shm_pool`) and
+    its cache of outputs (:mod:`dndask._output_cache`): it frees what stayed idle for
+    long, and all of it when the worker closes.
     """
 
     name = "dndask-shm-post-sweeper"
@@ -830,8 +849,8 @@ class ShmPostSweeper(WorkerPlugin):
             _shm_pool.process_pool().give_back_run(relayout, generation)
 
     def setup(self, worker) -> None:
-        # the pool's idle segments go even when no relayout comes to trim them
-        self._trim = PeriodicCallback(_shm_pool.trim, _shm_pool.IDLE * 1000 / 3)
+        # idle pool segments and cached outputs go even when no relayout comes to trim them
+        self._trim = PeriodicCallback(_trim_both, _shm_pool.IDLE * 1000 / 3)
         self._trim.start()
 
     def teardown(self, worker) -> None:
@@ -839,6 +858,12 @@ class ShmPostSweeper(WorkerPlugin):
         if trimmer is not None:
             trimmer.stop()
         _shm_pool.close()
+        _output_cache.close()
+
+
+def _trim_both() -> None:
+    _shm_pool.trim()
+    _output_cache.trim()
 
 
 _lock = threading.Lock()

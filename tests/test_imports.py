@@ -227,6 +227,7 @@ def test_the_array_core_imports_only_lower_layers():
         "dndask._layout",
         "dndask._mpi",
         "dndask._mpi_transport",  # the MPI transport's worker-side tasks and progress thread
+        "dndask._output_cache",  # reusable memory for the collects' outputs (worker side)
         "dndask._placement",  # where a graph's keys run: one rule per key name (pure)
         "dndask._progress",
         "dndask._recovery",

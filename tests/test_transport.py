@@ -29,7 +29,15 @@ from conftest import (
 from dask.base import tokenize
 
 import dndask as ht
-from dndask import _distribution, _dndarray, _layout, _mpi_transport, _shm_pool, _transport
+from dndask import (
+    _distribution,
+    _dndarray,
+    _layout,
+    _mpi_transport,
+    _output_cache,
+    _shm_pool,
+    _transport,
+)
 
 METHODS = ["shm", "tasks"]
 # collects that map segments into their output need C's mmap through ctypes (Linux)
@@ -453,11 +461,21 @@ def collects(tasks: dict, fn) -> list:
     return [tasks[k] for k in sorted(tasks, key=str) if getattr(tasks[k], "func", None) is fn]
 
 
+@pytest.fixture(params=["mapped", "copied"])
+def copied_outputs(request):
+    """This process's output cache off (outputs mapped where they can be) or holding
+    every output of the test (every output copied: the default for small arrays)."""
+    previous = _output_cache.set_cap(0 if request.param == "mapped" else 64 << 20)
+    yield _transport.copy_limit() > 0  # not with the posts' pool off ($DNDASK_SHM_POOL=0)
+    _output_cache.set_cap(previous)
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
-def test_the_exchange_graph_runs_the_naive_pieces_through_the_files(n):
+def test_the_exchange_graph_runs_the_naive_pieces_through_the_files(n, copied_outputs):
     """Built on plain data and run by Dask's synchronous scheduler here (no cluster): the
     posts send exactly the naive plan's non-empty pieces between ranks, the values are
-    numpy's, and the MPI graph carries the same lists."""
+    numpy's, and the MPI graph carries the same lists. With the output cache on, every
+    output of these small arrays is copied (each piece's pad is COPIED)."""
     comm = ht.Comm([f"tcp://rank-{r}:1" for r in range(n)])  # plain data: nobody answers
     shape = (5, 4)
     g = global_data(shape)
@@ -475,11 +493,11 @@ def test_the_exchange_graph_runs_the_naive_pieces_through_the_files(n):
             out_chunks = dst.chunks(shape)
             for r, pieces in enumerate(naive_pieces(shape, src, dst)):
                 lshape = [c[r] if a == dst.split else c[0] for a, c in enumerate(out_chunks)]
-                consecutive = all(n == 1 for n in lshape[: plan.axis])
+                mapped = all(n == 1 for n in lshape[: plan.axis]) and not copied_outputs
                 row = int(np.prod(lshape[plan.axis + 1 :])) * g.itemsize
                 at = 0
                 for s, box in pieces:
-                    pads[s, r] = at * row % _transport.PAGE if consecutive else _transport.COPIED
+                    pads[s, r] = at * row % _transport.PAGE if mapped else _transport.COPIED
                     at += box[plan.axis][1] - box[plan.axis][0]
                     if s != r and all(hi > lo for lo, hi in box):
                         expected.setdefault(s, []).append((r, box))
@@ -516,8 +534,10 @@ def test_the_exchange_graph_runs_the_naive_pieces_through_the_files(n):
         _transport.remove_segments(tag)
 
 
-def test_a_resplit_exchange_at_1024_ranks_is_2p_plus_1_tasks_of_columns():
-    """0 -> 1 on 1024 ranks (built, not run): P**2 pieces, 2P + 1 tasks, lists as columns."""
+def test_a_resplit_exchange_at_1024_ranks_is_2p_plus_1_tasks_of_columns(copied_outputs):
+    """0 -> 1 on 1024 ranks (built, not run): P**2 pieces, 2P + 1 tasks, lists as columns.
+
+    Each piece's pad: its byte in its output modulo a page, or COPIED (every output copied)."""
     p = 1024
     comm = ht.Comm([f"tcp://rank-{r}:1" for r in range(p)])  # plain data: nobody answers
     shape = (4 * p + 3, 2 * p + 1)  # rows: 5 on ranks 0-2, else 4; columns: 3 on rank 0, else 2
@@ -532,16 +552,20 @@ def test_a_resplit_exchange_at_1024_ranks_is_2p_plus_1_tasks_of_columns():
     assert len(added) == 2 * p + 1 and sorted(posts) == list(range(p))
     assert y.name == _distribution.build_shm(x, plan, "pure")[0].name  # named by the plan
     assert all(len(post.args[-1]) == p - 1 for post in posts.values())
+
+    def pad(at: int) -> int:
+        return _transport.COPIED if copied_outputs else at % _transport.PAGE
+
     assert list(posts[3].args[-1])[:2] == [  # rank 3's rows start at row 15 of every output
-        (0, (slice(None), slice(0, 3)), 15 * 3 * 4),
-        (1, (slice(None), slice(3, 5)), 15 * 2 * 4),
+        (0, (slice(None), slice(0, 3)), pad(15 * 3 * 4)),
+        (1, (slice(None), slice(3, 5)), pad(15 * 2 * 4)),
     ]
     collect = added[(y.name, 0, 5)]
     spec = list(collect.args[2])
     assert len(spec) == p and len(collect.args[1].args) == 1  # one kept chunk: rank 5 own rows
     assert spec[5] == ("kept", 0, (slice(None), slice(11, 13)), 4)
-    assert spec[:2] == [("shm", 0, 5, (5, 2), 0), ("shm", 1, 5, (5, 2), 5 * 2 * 4)]
-    assert spec[-1] == ("shm", p - 1, 5, (4, 2), (shape[0] - 4) * 2 * 4 % _transport.PAGE)
+    assert spec[:2] == [("shm", 0, 5, (5, 2), pad(0)), ("shm", 1, 5, (5, 2), pad(5 * 2 * 4))]
+    assert spec[-1] == ("shm", p - 1, 5, (4, 2), pad((shape[0] - 4) * 2 * 4))
 
 
 def test_posts_and_collects_run_on_their_ranks(client, comm_of):
@@ -587,6 +611,46 @@ def test_a_big_resplit_maps_its_pieces_into_every_output(client, comm_of, src, d
     np.testing.assert_array_equal(a.numpy(), expected)
     np.testing.assert_array_equal(b.numpy(), data)
     assert segments_gone(_transport.cluster_tag(client), lazy) == []
+
+
+def _cached_output(key, dask_worker) -> tuple[bool, int]:
+    """On a worker: does chunk ``key`` rest on a buffer of the output cache; bytes reused."""
+    chunk = dask_worker.data[key]
+    while chunk is not None and not isinstance(chunk, _output_cache.Lease):
+        chunk = getattr(chunk, "base", None)
+    return chunk is not None, _output_cache.process_cache().reused
+
+
+def _holds_any(keys, dask_worker) -> bool:
+    return any(k in dask_worker.data for k in keys)
+
+
+def test_a_steady_run_of_relayouts_reuses_the_outputs_memory(client, comm_of):
+    """Outputs of 2 MiB (consecutive rows): copied, on buffers of the workers' output caches;
+    each repeat after the first writes into the buffers the previous output left."""
+    if _transport.copy_limit() == 0:
+        pytest.skip("the output cache or the posts' pool is off ($DNDASK_OUTPUT_CACHE=0?)")
+    comm = comm_of(4)
+    data = global_data((2048, 1024), np.float32)
+    a = ht.array(data, split=0, comm=comm).persist_(wait=True)
+    reused = []
+    for repeat in range(3):
+        b = a.resplit(1, method="shm").persist_(wait=True)
+        np.testing.assert_array_equal(b.numpy(), data)
+        keys = b._chunk_keys()
+        seen = [
+            next(iter(client.run(_cached_output, key, workers=[comm.workers[r]]).values()))
+            for r, key in enumerate(keys)
+        ]
+        assert all(cached for cached, _ in seen), f"repeat {repeat}: {seen}"
+        reused.append([n for _, n in seen])
+        del b
+        deadline = time.monotonic() + 30
+        while any(client.run(_holds_any, keys, workers=comm.workers).values()):
+            assert time.monotonic() < deadline, "the workers kept the released output"
+            time.sleep(0.05)
+    grew = np.diff(np.array(reused), axis=0)  # bytes reused per worker in repeats 2 and 3
+    assert (grew >= 2048 * 256 * 4).all(), reused
 
 
 def test_data_goes_by_file_not_by_socket(client, comm_of):
