@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import collections
 import math
-import mmap
 import threading
 import time
 import weakref
@@ -77,14 +76,8 @@ def lease_limit(cap: int) -> int:
 
 
 def _new_buffer(size: int) -> np.ndarray:
-    """``size`` bytes of this process's own shared anonymous memory, its pages made now.
-
-    Not ``np.empty``: measured on the cluster of docs/performance.md, reused buffers of
-    numpy's (huge-page advised) memory made ``resplit_`` 0 -> 1 at 128 MiB 0-7 % faster,
-    reused shared anonymous mappings 27-31 %. The mapping goes with the last reference.
-    """
-    flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
-    return np.frombuffer(mmap.mmap(-1, size, flags=flags), np.uint8)
+    """``size`` new bytes: numpy's own memory, which it advises into huge pages."""
+    return np.empty(size, np.uint8)
 
 
 class Lease:

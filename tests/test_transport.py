@@ -464,7 +464,8 @@ def collects(tasks: dict, fn) -> list:
 @pytest.fixture(params=["mapped", "copied"])
 def copied_outputs(request):
     """This process's output cache off (outputs mapped where they can be) or holding
-    every output of the test (every output copied: the default for small arrays)."""
+    every output of the test (outputs copied from a relayout's second plan within
+    :class:`dndask._distribution.SteadyRuns`' window on)."""
     previous = _output_cache.set_cap(0 if request.param == "mapped" else 64 << 20)
     yield _transport.copy_limit() > 0  # not with the posts' pool off ($DNDASK_SHM_POOL=0)
     _output_cache.set_cap(previous)
@@ -486,6 +487,8 @@ def test_the_exchange_graph_runs_the_naive_pieces_through_the_files(n, copied_ou
                 continue
             x = da.from_array(g, chunks=src.chunks(shape))
             plan = _layout.plan_relayout(shape, src, dst)
+            if copied_outputs:  # outputs are copied from the second relayout of a run on
+                _distribution.build_shm(x, plan, tag)
             y = _distribution.build_shm(x, plan, tag)[0]
             posts, added = exchange_tasks(y, x)
             expected: dict = {}
@@ -534,6 +537,40 @@ def test_the_exchange_graph_runs_the_naive_pieces_through_the_files(n, copied_ou
         _transport.remove_segments(tag)
 
 
+def test_a_relayout_copies_its_outputs_only_in_a_steady_run():
+    """SteadyRuns: the second plan of the same outputs within the window copies them (up to
+    the limit); a first plan, other sizes, other ranks, a later plan, no cache: mapped."""
+    previous = _output_cache.set_cap(64 << 20)
+    try:
+        limit = _transport.copy_limit()
+        if not limit:
+            pytest.skip("the posts' pool is off ($DNDASK_SHM_POOL=0)")
+        comm = ht.Comm([f"tcp://rank-{r}:1" for r in range(3)])
+        other = ht.Comm([f"tcp://other-{r}:1" for r in range(3)])
+
+        def plan(rows, c=comm):
+            src = _layout.Distribution.balanced((rows, 64), 0, c)
+            return _layout.plan_relayout(
+                (rows, 64), src, _layout.Distribution.balanced((rows, 64), 1, c)
+            )
+
+        steady = _distribution.SteadyRuns(window=60.0, size=2)
+        assert steady.copy_below(plan(99), 4, "t") == 0  # first
+        assert steady.copy_below(plan(99), 4, "t") == limit  # again: steady
+        assert steady.copy_below(plan(99), 8, "t") == 0  # float64: other sizes
+        assert steady.copy_below(plan(99, other), 4, "t") == 0  # other ranks
+        assert steady.copy_below(plan(99), 4, "u") == 0  # another cluster
+        assert steady.copy_below(plan(99), 4, "t") == 0  # forgotten: 2 entries kept
+        assert steady.copy_below(plan(99), 4, "t") == limit
+        steady.window = 0.0
+        assert steady.copy_below(plan(99), 4, "t") == 0  # too long ago
+        steady.window = 60.0
+        _output_cache.set_cap(0)
+        assert steady.copy_below(plan(99), 4, "t") == 0  # no cache: nothing to copy into
+    finally:
+        _output_cache.set_cap(previous)
+
+
 def test_a_resplit_exchange_at_1024_ranks_is_2p_plus_1_tasks_of_columns(copied_outputs):
     """0 -> 1 on 1024 ranks (built, not run): P**2 pieces, 2P + 1 tasks, lists as columns.
 
@@ -547,6 +584,8 @@ def test_a_resplit_exchange_at_1024_ranks_is_2p_plus_1_tasks_of_columns(copied_o
         _layout.Distribution.balanced(shape, 1, comm),
     )
     plan = _layout.plan_relayout(shape, src, dst)
+    if copied_outputs:  # outputs are copied from the second relayout of a run on
+        _distribution.build_shm(x, plan, "pure")
     y = _distribution.build_shm(x, plan, "pure")[0]
     posts, added = exchange_tasks(y, x)
     assert len(added) == 2 * p + 1 and sorted(posts) == list(range(p))
@@ -626,15 +665,16 @@ def _holds_any(keys, dask_worker) -> bool:
 
 
 def test_a_steady_run_of_relayouts_reuses_the_outputs_memory(client, comm_of):
-    """Outputs of 2 MiB (consecutive rows): copied, on buffers of the workers' output caches;
-    each repeat after the first writes into the buffers the previous output left."""
+    """Outputs of 2 MiB (consecutive rows): the first relayout maps its pieces; from the
+    second on (a steady run) the outputs are copied, on buffers of the workers' output
+    caches, and each one after that writes into the buffers the previous one left."""
     if _transport.copy_limit() == 0:
         pytest.skip("the output cache or the posts' pool is off ($DNDASK_OUTPUT_CACHE=0?)")
     comm = comm_of(4)
-    data = global_data((2048, 1024), np.float32)
+    data = global_data((2048, 1028), np.float32)  # a shape no other test relayouts
     a = ht.array(data, split=0, comm=comm).persist_(wait=True)
-    reused = []
-    for repeat in range(3):
+    cached, reused = [], []
+    for _ in range(4):
         b = a.resplit(1, method="shm").persist_(wait=True)
         np.testing.assert_array_equal(b.numpy(), data)
         keys = b._chunk_keys()
@@ -642,15 +682,16 @@ def test_a_steady_run_of_relayouts_reuses_the_outputs_memory(client, comm_of):
             next(iter(client.run(_cached_output, key, workers=[comm.workers[r]]).values()))
             for r, key in enumerate(keys)
         ]
-        assert all(cached for cached, _ in seen), f"repeat {repeat}: {seen}"
+        cached.append([c for c, _ in seen])
         reused.append([n for _, n in seen])
         del b
         deadline = time.monotonic() + 30
         while any(client.run(_holds_any, keys, workers=comm.workers).values()):
             assert time.monotonic() < deadline, "the workers kept the released output"
             time.sleep(0.05)
-    grew = np.diff(np.array(reused), axis=0)  # bytes reused per worker in repeats 2 and 3
-    assert (grew >= 2048 * 256 * 4).all(), reused
+    assert cached == [[False] * 4] + [[True] * 4] * 3
+    grew = np.diff(np.array(reused), axis=0)[1:]  # bytes reused per worker in repeats 3 and 4
+    assert (grew >= 2048 * 257 * 4).all(), reused
 
 
 def test_data_goes_by_file_not_by_socket(client, comm_of):
