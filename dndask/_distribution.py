@@ -340,7 +340,7 @@ class SteadyRuns:
         if not limit:
             return 0
         sizes = np.prod(plan.dst.lshape_map(plan.shape), axis=1) * itemsize
-        outputs = (tag, tuple(plan.dst.comm.workers), tuple(sizes.tolist()))
+        outputs = (tag, plan.dst.comm, tuple(sizes.tolist()))  # a comm is hashable, by its ranks
         now = time.monotonic()
         with self._lock:
             last = self._seen.pop(outputs, None)
