@@ -169,12 +169,15 @@ PINNED_NORMALS = [  # (203, 1001): 6 float32 boxes of 32768 pairs and more, odd 
     ("randn", (203, 1001), "float32", "a77bae0b0c96e83ab6ddfde3a46f8097"),
     ("randn", (3, 5, 4099), "float32", "0287d9e772dc483b73028872a4f52897"),
     ("normal", (65543,), "float32", "03e77410d2d7650e150f6aff6608c357"),
-    ("randn", (37, 41), "float64", "9ece540bce48f1293c982d527c738e25"),
+    # float64: the digest of the values rounded to float32, since the last bits of numpy's
+    # float64 log, cos and sin depend on the CPU (AVX-512 or not); the layouts must still
+    # agree on every bit
+    ("randn", (37, 41), "float64", "45dc00fd61558230353f86cc7a7cf252"),
 ]
 
 
 def test_normal_stream_is_pinned(comm_of):
-    """Digests of normal draws pinned to the values of main at f8014dd.
+    """Digests of normal draws pinned to the values of main at f8014dd (float64: rounded).
 
     This guards the random stream (same seed, same numbers) against optimisation changes of
     the generator; that the numbers are normal is checked by the statistics tests. Shapes:
@@ -182,6 +185,7 @@ def test_normal_stream_is_pinned(comm_of):
     (partial rows), one axis with a shifted, scaled normal, and float64.
     """
     for kind, shape, dtype, digest in PINNED_NORMALS:
+        exact = set()
         for n, split in ((1, None), (3, 0), (4, len(shape) - 1), (5, 0)):
             ht.random.seed(2026)
             comm = comm_of(n)
@@ -192,5 +196,9 @@ def test_normal_stream_is_pinned(comm_of):
                     0.5, 2.0, shape, dtype=getattr(ht, dtype), split=split, comm=comm
                 )
             values = a.numpy()
-            got = hashlib.sha256(values.astype(values.dtype.newbyteorder("<")).tobytes())
+            exact.add(
+                hashlib.sha256(values.astype(values.dtype.newbyteorder("<")).tobytes()).digest()
+            )
+            got = hashlib.sha256(values.astype("<f4").tobytes())
             assert got.hexdigest()[:32] == digest, (kind, shape, dtype, n, split)
+        assert len(exact) == 1, (kind, shape, dtype)  # the same bits on every layout

@@ -475,8 +475,9 @@ def copied_outputs(request):
 def test_the_exchange_graph_runs_the_naive_pieces_through_the_files(n, copied_outputs):
     """Built on plain data and run by Dask's synchronous scheduler here (no cluster): the
     posts send exactly the naive plan's non-empty pieces between ranks, the values are
-    numpy's, and the MPI graph carries the same lists. With the output cache on, every
-    output of these small arrays is copied (each piece's pad is COPIED)."""
+    numpy's, and the MPI graph carries the same lists. With the output cache on and each
+    plan built twice (a steady run), every output of these small arrays is copied (each
+    piece's pad is COPIED)."""
     comm = ht.Comm([f"tcp://rank-{r}:1" for r in range(n)])  # plain data: nobody answers
     shape = (5, 4)
     g = global_data(shape)
