@@ -8,13 +8,15 @@ process therefore keeps the buffers of outputs that were freed, up to
 :func:`configured_cap` bytes (``$DNDASK_OUTPUT_CACHE``, 64 MiB; ``0``: no cache), and the
 next collect's output of about that size is written into one of them.
 
-An output is a plain writeable numpy array whose base is a :class:`Lease` of a buffer:
-the buffer is busy as long as the array or any view of it lives, and comes back to the
-cache when the last one goes (:func:`weakref.finalize`). A buffer serves outputs of
+An output is a plain writeable numpy array whose chain of bases ends in a :class:`Lease`
+of a buffer: the buffer is busy as long as the array or any view of it lives, and comes
+back to the cache when the last one goes (:func:`weakref.finalize`). Which collects copy
+their outputs (and so use the cache) is the driver's choice:
+:class:`dndask._distribution.SteadyRuns`. A buffer serves outputs of
 :data:`MIN_BYTES` up to half the cap, at least half its own size; a buffer that has no
 room in the cache when it comes back is freed, as is one idle for :data:`IDLE` seconds
 (:meth:`OutputCache.trim`, called by the worker plugin's periodic callback and by every
-:meth:`~OutputCache.empty`), and the whole cache when the worker closes.
+:meth:`~OutputCache.empty`), and every free one when the worker closes.
 
 >>> cache = OutputCache(cap=8 << 20)
 >>> out = cache.empty((1024, 512), np.float32)  # 2 MiB
