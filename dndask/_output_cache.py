@@ -125,16 +125,12 @@ class OutputCache:
     @property
     def busy(self) -> int:
         """Bytes of the buffers under outputs that are alive."""
-        with self._lock:
-            self._collect(time.monotonic())
-            return self._busy
+        return self._settle()[0]
 
     @property
     def free(self) -> int:
         """Bytes of the free buffers (those come back since the last call included)."""
-        with self._lock:
-            self._collect(time.monotonic())
-            return sum(b.nbytes for _, b in self._free)
+        return self._settle()[1]
 
     def empty(self, shape, dtype) -> np.ndarray:
         """An uninitialised C-ordered array, on a buffer of the cache where its size fits.
@@ -179,11 +175,15 @@ class OutputCache:
                 held += b.nbytes
         self._free = kept[::-1]
 
-    def trim(self) -> int:
-        """Free the buffers idle for longer than ``idle`` seconds; bytes still free."""
+    def _settle(self) -> tuple[int, int]:
+        """:meth:`_collect` now, under the lock: the bytes busy and the bytes free after it."""
         with self._lock:
             self._collect(time.monotonic())
-            return sum(b.nbytes for _, b in self._free)
+            return self._busy, sum(b.nbytes for _, b in self._free)
+
+    def trim(self) -> int:
+        """Free the buffers idle for longer than ``idle`` seconds; bytes still free."""
+        return self._settle()[1]
 
     def set_cap(self, nbytes: int) -> int:
         """Set the cap (``0``: no cache from now on); returns the previous one."""
