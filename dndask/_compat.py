@@ -18,7 +18,9 @@ docs/dask-versions.md says how to raise it.
   or without ``array.query-planning``; :func:`concatenate3` and
   :func:`flatten` assemble computed chunks.
 - Graph rewriting: :func:`retarget` points a layer's references to some keys at
-  other keys (dask's ``convert_legacy_task`` and ``GraphNode.substitute``).
+  other keys, and :func:`substituted` runs a task inside the one that reads it (dask's
+  ``convert_legacy_task`` in :func:`as_node`, ``GraphNode.dependencies`` and
+  ``GraphNode.substitute``), for :mod:`dndask._fuse`.
 - Submission: :func:`named_graph` names a graph for ``Client.get``, so Dask
   does not tokenize every task of a graph that is unique to its call.
 - The cluster: :class:`NannyKeepingCluster` (``LocalCluster`` without
@@ -82,18 +84,22 @@ __all__ = [
     "Task",
     "TaskRef",
     "annotate_workers",
+    "as_node",
     "concatenate3",
+    "dependencies",
     "err_task",
     "flatten",
     "install_array_optimizer",
     "is_loose",
     "named_graph",
+    "named_tasks",
     "new_array",
     "query_planning",
     "removed_worker",
     "retarget",
     "scheduler_workers",
     "set_worker_restrictions",
+    "substituted",
     "top_layers",
     "transitions",
     "unrunnable",
@@ -139,6 +145,48 @@ def flatten(nested) -> Iterator:
         yield nested
 
 
+def as_node(key, node, known: Container):
+    """``node`` (the task of ``key``) as Dask reads it: a legacy tuple task becomes a
+    ``Task`` whose tuple arguments that are keys of ``known`` are references, anything else
+    that is no node a ``DataNode``; nodes and futures (``TaskRef``) stay as they are.
+
+    >>> import operator
+    >>> sorted(as_node("b", (operator.neg, ("x", 0)), {("x", 0)}).dependencies)
+    [('x', 0)]
+    >>> as_node("c", 3, set())
+    DataNode(3)
+    """
+    if isinstance(node, (GraphNode, TaskRef)):
+        return node
+    node = convert_legacy_task(key, node, known)
+    return node if isinstance(node, GraphNode) else DataNode(key, node)
+
+
+def dependencies(node) -> frozenset:
+    """The keys ``node`` (a value of a graph read by :func:`as_node`) needs: none for a
+    future or data.
+
+    >>> import operator
+    >>> sorted(dependencies(Task("b", operator.neg, TaskRef("a")))), dependencies(DataNode("c", 1))
+    (['a'], frozenset())
+    """
+    return node.dependencies if isinstance(node, GraphNode) else frozenset()
+
+
+def substituted(node: GraphNode, subs: Mapping, key=None) -> GraphNode:
+    """``node`` with each reference to a key of ``subs`` replaced by ``subs[key]``: another
+    key, or a node that then runs inside ``node`` (its own key is not a task any more);
+    under ``key`` if given. ``node`` itself is not changed.
+
+    >>> import operator
+    >>> inner = Task("a", operator.add, 1, 2)
+    >>> outer = substituted(Task("b", operator.neg, TaskRef("a")), {"a": inner}, key="c")
+    >>> outer.key, sorted(outer.dependencies), outer()
+    ('c', [], -3)
+    """
+    return node.substitute(subs, key=key)
+
+
 def retarget(tasks: Mapping, subs: Mapping, known: Container) -> dict | None:
     """``tasks`` (one layer, materialized) with each reference to a key of ``subs`` made
     to ``subs[key]``; ``None`` if no task refers to one.
@@ -158,10 +206,7 @@ def retarget(tasks: Mapping, subs: Mapping, known: Container) -> dict | None:
     """
     out, changed = {}, False
     for key, node in tasks.items():
-        if not isinstance(node, (GraphNode, TaskRef)):
-            node = convert_legacy_task(key, node, known)
-            if not isinstance(node, GraphNode):
-                node = DataNode(key, node)
+        node = as_node(key, node, known)
         if isinstance(node, GraphNode) and not node.dependencies.isdisjoint(subs):
             node, changed = node.substitute(subs), True
         out[key] = node
@@ -220,6 +265,25 @@ def whole_layer_keys(graph: HighLevelGraph, layers: Iterable[str]) -> set:
                 disk=layer.disk,
             )
             keys |= full.get_output_keys()
+    return keys
+
+
+def named_tasks(graph) -> set:
+    """The keys of ``graph`` that Dask's extensions find by name: every task of a p2p
+    rechunk layer (its scheduler plugin looks up ``shuffle-barrier-<id>``, its transfer
+    and unpack tasks name the shuffle). Such a task must keep its key and its task.
+
+    Examples
+    --------
+    >>> named_tasks(HighLevelGraph.from_collections("x", {("x", 0): 1}, ()))
+    set()
+    """
+    if _P2PRechunkLayer is None or not isinstance(graph, HighLevelGraph):
+        return set()
+    keys: set = set()
+    for layer in graph.layers.values():
+        if isinstance(layer, _P2PRechunkLayer):
+            keys.update(layer)
     return keys
 
 

@@ -27,19 +27,20 @@ from dask.optimization import cull
 
 from . import _progress
 from ._compat import (
-    Task,
-    TaskRef,
     annotate_workers,
     concatenate3,
     flatten,
     install_array_optimizer,
     named_graph,
+    named_tasks,
     retarget,
     top_layers,
     whole_layer_keys,
 )
+from ._fuse import fuse
 from ._placement import WorkerTable
 from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
+from ._transport import is_control
 from ._worker_logs import SPMD_TASK_PREFIXES
 from ._xp import cpu, device_of, to_host
 
@@ -297,31 +298,48 @@ def wait(futures: Sequence[distributed.Future]) -> None:
         _progress.wait(futures)
 
 
-def _fresh_outputs(graph: Mapping, keys, table: Mapping, token: str) -> tuple[dict, object, dict]:
-    """The graph plus one alias task per output key, under names unique to this call.
+def _own_task(key) -> bool:
+    """Whether ``key``'s task must run as a task of its own under its key (see
+    :mod:`dndask._fuse`): a relayout's posts and barrier (the transport's janitors follow
+    them by key), and per-rank work, whose results are not rerun when lost. (Dask's p2p
+    tasks too: :func:`dndask._compat.named_tasks`.)"""
+    name = key[0] if isinstance(key, tuple) else key
+    return is_control(key) or (isinstance(name, str) and name.startswith(SPMD_TASK_PREFIXES))
 
-    Computing the same keys twice in a row would otherwise hand the client a
-    stale "finished" state for keys the scheduler is still releasing from the
-    previous call ("Couldn't gather keys"). The aliases run where their chunk
-    is (they are pinned like it), so nothing extra moves; they copy device chunks
-    to host there (``_xp.to_host``, nothing for numpy), so the driver never holds device data.
-    ``token`` makes the names unique (:func:`fresh_token`).
+
+def _fresh_outputs(
+    graphs: Sequence[Mapping], keys, table: Mapping, token: str
+) -> tuple[dict, list, WorkerTable]:
+    """The graphs as this call submits them: each rank's chains fused into one task whose
+    key is unique to the call (:func:`dndask._fuse.fuse`), the outputs under new names.
+
+    Computing the same keys twice in a row under their own names would hand the client a
+    stale "finished" state for keys the scheduler is still releasing from the previous
+    call ("Couldn't gather keys"); new names cannot be stale, and fused they cost one
+    scheduler round trip per rank instead of one per operation. The outputs run where
+    their chunks are (pinned like them), so nothing extra moves; they copy device chunks to
+    host there (``_xp.to_host``, nothing for numpy), so the driver never holds device data.
+    ``token`` makes the names unique (:func:`fresh_token`). Returns the graph, the new
+    name of each of ``keys`` (nested as ``keys``; a key asked twice has one) and the
+    placement of the graph's keys.
     """
-    dsk = dict(graph)
     table = WorkerTable.of(table)
-    counter = iter(range(len(list(flatten(keys)))))
+    unique = list(dict.fromkeys(flatten(keys)))
+    named = set().union(*(named_tasks(g) for g in graphs))
+    own = (lambda key: key in named or _own_task(key)) if named else _own_task
+    dsk = {}
+    for graph in graphs:
+        dsk.update(graph)
+    fused = fuse(dsk, unique, table.get, own, token, wrap=to_host)
+    table.update(fused.placement)
+    new = dict(zip(unique, fused.outputs, strict=True))
 
-    def alias(structure):
+    def renamed(structure):
         if isinstance(structure, list):
-            return [alias(s) for s in structure]
-        new = (f"dndask-result-{token}", next(counter))
-        dsk[new] = Task(new, to_host, TaskRef(structure))
-        worker = table.get(structure)
-        if worker is not None:
-            table[new] = worker
-        return new
+            return [renamed(s) for s in structure]
+        return new[structure]
 
-    return dsk, alias(keys), table
+    return fused.graph, renamed(keys), table
 
 
 def held(graph: Mapping, keys) -> list | None:
@@ -383,19 +401,43 @@ def compute(array: da.Array, client: distributed.Client, table: Mapping, comm=No
     (device chunks still get :func:`_fresh_outputs`' copy to host on their workers).
     ``comm``, if given, lets an error about lost workers name the ranks.
     """
+    return compute_many([array], [table], client, comm)[0]
+
+
+def compute_many(
+    arrays: Sequence[da.Array], tables: Sequence[Mapping], client: distributed.Client, comm=None
+) -> list[np.ndarray]:
+    """:func:`compute` of several arrays (``tables[i]`` places ``arrays[i]``'s tasks) in
+    one submission and one gather: the tasks they share run once, and each rank's chains
+    of all of them are fused as one graph's.
+    """
     ensure_keeper(client)
-    on_host = device_of(meta_from_array(array)) == cpu
-    futures = held(array.__dask_graph__(), array.__dask_keys__()) if on_host else None
-    if futures is None:
-        graph, keys = _graph_of(array)
+    futures: list = [None] * len(arrays)
+    graphs, keys, table = [], [], WorkerTable()
+    for i, array in enumerate(arrays):
+        on_host = device_of(meta_from_array(array)) == cpu
+        futures[i] = held(array.__dask_graph__(), array.__dask_keys__()) if on_host else None
+        if futures[i] is None:
+            graph, wanted = _graph_of(array)
+            graphs.append(graph)
+            keys.append((i, wanted))
+            table.update(tables[i])
+    if keys:
         token = fresh_token()
-        dsk, keys, table = _fresh_outputs(graph, keys, table, token)
-        futures = _submit(dsk, keys, client, table, f"dndask-compute-{token}")
-    with lost_data_explained(client, array.__dask_graph__(), comm):
+        dsk, renamed, table = _fresh_outputs(graphs, [k for _, k in keys], table, token)
+        submitted = _submit(dsk, renamed, client, table, f"dndask-compute-{token}")
+        for (i, _), f in zip(keys, submitted, strict=True):
+            futures[i] = f
+    everything = HighLevelGraph.merge(*(array.__dask_graph__() for array in arrays))
+    with lost_data_explained(client, everything, comm):
         parts = fetch(client, futures)
-    if array.ndim == 0:
-        return np.asarray(parts if not isinstance(parts, list) else parts[0])
-    return concatenate3(parts)
+    out = []
+    for array, part in zip(arrays, parts, strict=True):
+        if array.ndim == 0:
+            out.append(np.asarray(part if not isinstance(part, list) else part[0]))
+        else:
+            out.append(concatenate3(part))
+    return out
 
 
 def run(graph: Mapping, keys: Sequence, client: distributed.Client, table: Mapping, comm=None):

@@ -41,7 +41,7 @@ for _key, _value in QUIET_POLLING.items():
     os.environ.setdefault(_name, str(_value))
 
 import dndask as ht  # noqa: E402 (after the settings above)
-from dndask import _comm, _runtime, _shm_pool, _transport, _xp  # noqa: E402
+from dndask import _comm, _compute, _runtime, _shm_pool, _transport, _xp  # noqa: E402
 
 N_WORKERS = 5
 RANK_COUNTS = (1, 2, 3, 4, 5)
@@ -469,9 +469,10 @@ def values_of(arrays) -> list[np.ndarray]:
     arrays = list(arrays)
     if not arrays:
         return []
-    client = arrays[0].comm.client
-    # the DNDarrays themselves: their graphs go unfused, as a.compute() submits them
-    return client.gather(client.compute(arrays))
+    # as a.compute() submits one array: each rank's chains fused, under names of this call
+    return _compute.compute_many(
+        [a.to_dask() for a in arrays], [a._placement() for a in arrays], arrays[0].comm.client
+    )
 
 
 # ------------------------------------------------- lost workers (tests that kill them)

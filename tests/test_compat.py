@@ -385,3 +385,36 @@ def test_p2p_rechunk_builds_a_lone_kept_chunk_another_way_so_it_stays_whole():
     assert whole.dependencies != alone.dependencies  # the same key, two different tasks
     assert _compat.whole_layer_keys(graph, culled.layers) == set(_compat.flatten(y.__dask_keys__()))
     assert _compat.whole_layer_keys(x.__dask_graph__(), x.__dask_graph__().layers) == set()
+
+
+def test_a_substituted_node_runs_inside_the_task_that_reads_it(client):
+    """Pins ``as_node``, ``dependencies`` and ``substituted`` (``dndask._fuse``): a legacy
+    task is read with its references, a node put in for a reference runs inside the reader
+    (its key is no dependency any more), the reader can take a new key, and the workers run
+    the nested task as Dask's own ``Task.__call__`` does."""
+    known = {("x", 0), ("y", 0)}
+    x = _compat.as_node(("x", 0), (operator.add, 1, 2), known)
+    y = _compat.as_node(("y", 0), (operator.neg, ("x", 0)), known)
+    assert _compat.dependencies(y) == {("x", 0)} and _compat.dependencies(x) == frozenset()
+    fused = _compat.substituted(y, {("x", 0): x}, key="y-call")
+    assert fused.key == "y-call" and _compat.dependencies(fused) == frozenset()
+    assert y.key == ("y", 0) and _compat.dependencies(y) == {("x", 0)}  # y itself unchanged
+    held = client.scatter(4, hash=False)
+    assert _compat.dependencies(held) == frozenset()  # a future is data
+    z = _compat.substituted(
+        _compat.Task("z", operator.mul, _compat.TaskRef("q"), 2), {"q": held.key}
+    )
+    assert client.get({"y-call": fused, "z": z, held.key: held}, ["y-call", "z"]) == [-3, 8]
+
+
+def test_named_tasks_are_every_task_of_a_p2p_rechunk_layer():
+    """Pins ``named_tasks``: the p2p layer's barrier, transfers and outputs (its plugin finds
+    them by name) are all in it; other layers add none."""
+    x = da.ones((6, 8), chunks=((2, 2, 2), (8,)))
+    y = x.rechunk(((6,), (3, 3, 2)), method="p2p")
+    named = _compat.named_tasks(y.__dask_graph__())
+    names = {str(k[0] if isinstance(k, tuple) else k) for k in named}
+    assert any(n.startswith("shuffle-barrier-") for n in names)
+    assert set(_compat.flatten(y.__dask_keys__())) <= named
+    assert not named & set(dict(x.__dask_graph__()))
+    assert _compat.named_tasks(x.__dask_graph__()) == set()

@@ -107,16 +107,71 @@ def test_fused_tasks_run_on_their_ranks(client, comm_of, split):
     y = chain(x) + ht.sqrt(abs(x))
     s = y.sum()
     with distributed.get_task_stream(client) as stream:
-        y.numpy()
-        float(s)
-    ran = {str(t["key"]): t["worker"] for t in stream.data}
-    chunks = {str(key): comm.workers[r] for r, key in enumerate(y._chunk_keys())}
-    assert {key: ran.get(key) for key in chunks} == chunks
+        got = y.numpy()
+    # a compute runs each rank's chain and its copy to the driver as one task, under a
+    # name of that call only: (dndask-result-<token>, r) for chunk r
+    ran = [(t["key"], t["worker"]) for t in stream.data]
+    assert all(key[0].startswith("dndask-result-") for key, _ in ran), ran
+    assert dict((key[1], worker) for key, worker in ran) == dict(enumerate(comm.workers))
+    assert len(ran) == 4
+    np.testing.assert_allclose(got, chain(x.numpy()) + np.sqrt(abs(x.numpy())))
     partials = [key for key in tasks_submitted(s, x) if "-partial-" in key[0]]
     assert len(partials) == 4
-    assert {str(k): ran.get(str(k)) for k in partials} == {
-        str(k): comm.workers[k[1]] for k in partials
+    with distributed.get_task_stream(client) as stream:
+        float(s)
+    # each partial runs with the chain inside it, under its name with the call's token
+    # appended; the aggregate (placed on rank 0) reads them and runs rank 0's inside it
+    ran = {t["key"]: t["worker"] for t in stream.data}
+    renamed = {key: worker for key, worker in ran.items() if "-partial-" in key[0]}
+    assert {key[0].rpartition("-")[0] for key in renamed} == {partials[0][0]}
+    assert {key[1]: worker for key, worker in renamed.items()} == {
+        r: comm.workers[r] for r in (1, 2, 3)
     }
+    result = [key for key in ran if key[0].startswith("dndask-result-")]
+    assert [ran[key] for key in result] == [comm.workers[0]] and len(ran) == 4
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_a_compute_after_a_factory_or_a_relayout_runs_one_task_per_rank(client, comm_of, n):
+    comm = comm_of(n)
+    with distributed.get_task_stream(client) as stream:
+        got = (ht.arange(4 * n + 1, split=0, comm=comm) * 3 + 1).numpy()
+    np.testing.assert_array_equal(got, np.arange(4 * n + 1) * 3 + 1)
+    ran = sorted((t["key"][1], t["worker"]) for t in stream.data)
+    assert ran == list(enumerate(comm.workers))  # the chunk, the chain, the copy: one task
+    g = data((5, 2 * n + 1), np.float32)
+    x = ht.array(g, split=0, comm=comm).persist_(wait=True)
+    with distributed.get_task_stream(client) as stream:
+        got = (x.resplit(1) + 1).numpy()
+    np.testing.assert_array_equal(got, g + 1)
+    names = sorted(
+        str(t["key"][0] if isinstance(t["key"], tuple) else t["key"]) for t in stream.data
+    )
+    # a post per rank, the barrier, and each rank's collect with the chain and the copy
+    # (on one rank the relayout moves nothing: one task)
+    assert len(names) == (2 * n + 1 if n > 1 else 1), names
+    assert sum(name.startswith("dndask-result-") for name in names) == n
+
+
+def test_several_arrays_computed_at_once_share_their_tasks(client, comm_of):
+    comm = comm_of(3)
+    g = data((7, 4), np.float64)
+    x = ht.array(g, split=0, comm=comm).persist_(wait=True)
+    y = chain(x)
+    arrays = [y, y.sum(), x, y + x, y, ht.arange(5, split=0, comm=comm)]
+    with distributed.get_task_stream(client) as stream:
+        got = _compute.compute_many(
+            [a.to_dask() for a in arrays], [a._placement() for a in arrays], client
+        )
+    want = [chain(g), chain(g).sum(), g, chain(g) + g, chain(g), np.arange(5)]
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    # one task per rank of each array asked (y once, though asked twice); none for the
+    # persisted x, whose chunks are fetched from where they are
+    # (and the sum's partials of ranks 1 and 2; rank 0's runs inside the aggregate)
+    ran = [str(t["key"][0]) for t in stream.data]
+    assert sum(name.startswith("dndask-result-") for name in ran) == 3 + 1 + 3 + 3, ran
+    assert sorted(name.split("-")[1] for name in ran if "-partial-" in name) == ["sum"] * 2
 
 
 @pytest.mark.parametrize("n", [1, 3, 5])

@@ -220,6 +220,7 @@ def test_the_array_core_imports_only_lower_layers():
         "dndask._display",
         "dndask._distribution",
         "dndask._env",  # settings from the environment: one parser
+        "dndask._fuse",  # one task per rank for a compute (graph rewriting, pure)
         "dndask._graph",
         "dndask._handoff",  # the LayoutWarning and the table of DNDarrays xarray gave to Dask
         "dndask._hosts",  # which ranks share a host (and a /dev/shm)
