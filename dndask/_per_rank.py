@@ -10,6 +10,7 @@ waiting.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Sequence
 
@@ -301,32 +302,58 @@ def _wrap_futures(chunks, shape, dtype, axis, counts, comm, device="cpu") -> _dn
 
 
 def _scatter_to_ranks(pieces: Sequence[np.ndarray], comm: _comm.Comm) -> list:
-    """Send piece ``r`` from the driver straight to rank ``r``'s worker.
+    """Send piece ``r`` from the driver straight to rank ``r``'s worker, all at once.
 
     A worker its nanny restarted has a new address; the scheduler says which
     (one query per call, waiting for a replacement that is on its way), since
-    a scatter names its workers directly. A worker that leaves between that
-    answer and the scatter is looked up again; a rank nobody serves any more
-    is a ``RuntimeError`` naming it.
+    a scatter names its workers directly. The pieces go in one turn of the
+    client's event loop (one scatter per rank, none waiting for another). A
+    piece whose worker left between that answer and the scatter is sent again
+    to the address that serves its rank then; a rank nobody serves any more is
+    a ``RuntimeError`` naming it.
     """
     client = comm.client
     workers = _recovery.serving_live(client, comm.workers)
+    for rank in range(len(pieces)):  # a split=None array is one piece, rank 0's
+        address, live = workers[rank]
+        if not live:
+            raise _recovery.lost_rank_error(rank, address)
+    sent = _scatter_each(client, pieces, [workers[rank][0] for rank in range(len(pieces))])
     futures = []
     for rank, piece in enumerate(pieces):
         for _ in range(_SCATTER_TRIES):
+            address = workers[rank][0]
+            got = sent[rank]
+            if not isinstance(got, BaseException):
+                futures.append(got)
+                break
+            if not isinstance(got, KeyError) or got.args != (address,):
+                raise got
+            # the worker left after the lookup: ask again, send this piece again
+            workers = _recovery.serving_live(client, comm.workers)
             address, live = workers[rank]
             if not live:
                 raise _recovery.lost_rank_error(rank, address)
-            try:
-                futures.append(client.scatter(piece, workers=[address], hash=False))
-                break
-            except KeyError as exc:  # the worker left after the lookup
-                if exc.args != (address,):
-                    raise
-                workers = _recovery.serving_live(client, comm.workers)
+            sent[rank] = _scatter_each(client, [piece], [address])[0]
         else:
             raise _recovery.lost_rank_error(rank, workers[rank][0])
     return futures
+
+
+def _scatter_each(client: distributed.Client, pieces: Sequence, addresses: Sequence[str]) -> list:
+    """``client.scatter`` of each piece to its address, concurrently: a future, or the
+    exception that piece's scatter raised."""
+
+    async def send():
+        return await asyncio.gather(
+            *(
+                client.scatter(piece, workers=[address], hash=False, asynchronous=True)
+                for piece, address in zip(pieces, addresses, strict=True)
+            ),
+            return_exceptions=True,
+        )
+
+    return list(client.sync(send))
 
 
 def scatter(values: np.ndarray, split: int | None, comm: _comm.Comm) -> _dndarray.DNDarray:

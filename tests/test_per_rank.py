@@ -12,6 +12,7 @@ import torch
 from conftest import RANK_COUNTS, assert_layout, holders, received_bytes
 
 import dndask as ht
+from dndask import _per_rank
 
 
 def piece(rank: int, rows: int = 3, cols: int = 4) -> np.ndarray:
@@ -261,3 +262,19 @@ def test_map_local(comm_of, split):
         assert c.lshape_map[:, split].tolist() == [1, 1, 1]
     with pytest.raises(ZeroDivisionError, match="map_local function failed on rank 0"):
         a.map_local(lambda t, rank: 1 / 0)
+
+
+@pytest.mark.parametrize("n", [1, 4])
+def test_driver_pieces_go_to_their_ranks_at_once(client, comm_of, n):
+    """ht.array scatters every rank's piece in one turn of the client's loop; a piece whose
+    worker is gone comes back as the KeyError naming it (``_scatter_to_ranks`` then asks
+    which address serves the rank and sends that piece again)."""
+    comm = comm_of(n)
+    g = np.arange(7 * 3, dtype=np.float32).reshape(7, 3)
+    a = ht.array(g, split=0, comm=comm)
+    assert holders(client, a) == [(w,) for w in comm.workers]
+    np.testing.assert_array_equal(a.numpy(), g)
+    gone = "tcp://127.0.0.1:1"
+    sent = _per_rank._scatter_each(client, [g[:2], g[2:]], [comm.workers[0], gone])
+    assert isinstance(sent[0], distributed.Future) and sent[0].result().shape == (2, 3)
+    assert isinstance(sent[1], KeyError) and sent[1].args == (gone,)
