@@ -13,7 +13,11 @@ loopback cluster, alternating sides, after warm-up repeats:
 - ``persist_wait``: the same, then ``distributed.wait`` on its futures;
 - ``is_split``: ``ht.array(pieces, is_split=0)`` of per-rank pieces already on
   their workers (Dask: ask each future for its shape, then ``da.from_delayed``
-  and ``da.concatenate``, as :class:`bench.systems.DaskSide` does).
+  and ``da.concatenate``, as :class:`bench.systems.DaskSide` does);
+- ``factory``: ``(ht.arange(n, split=0) + k).numpy()``, a lazy chain from a
+  factory to the driver (Dask: ``(da.arange(n, chunks=...) + k).compute()``);
+- ``relayout``: ``(a.resplit(1) + k).numpy()``, a relayout and an operation to
+  the driver (Dask: ``(x.rechunk(...) + k).compute()``, split along axis 1).
 
 Each repeat adds a new constant (``a + k``), so its keys are new, as an
 iteration's are, and never results the scheduler still holds from the
@@ -50,6 +54,8 @@ CASES = {
     "persist": "`(a + 1).persist()` returns",
     "persist_wait": "`(a + 1).persist()` and wait",
     "is_split": "`ht.array(pieces, is_split=0)`",
+    "factory": "`(ht.arange(n, split=0) + k).numpy()`",
+    "relayout": "`(a.resplit(1) + k).numpy()`",
 }
 SHAPE = (32, 16)  # float32, 2 KiB, printed whole: every case is overhead, not work
 REPEATS = 20
@@ -171,6 +177,8 @@ class DndaskLatency:
             "persist": lambda: (a + next(k)).persist(),
             "persist_wait": persist_wait,
             "is_split": lambda: ht.array(self.pieces, is_split=0),
+            "factory": lambda: (ht.arange(SHAPE[0], split=0, comm=self.comm) + next(k)).numpy(),
+            "relayout": lambda: (a.resplit(1) + next(k)).numpy(),
         }
 
 
@@ -187,6 +195,11 @@ class DaskLatency:
         self.x = rng.random(SHAPE, dtype=np.float32, chunks=chunks).persist()
         _wait_for(self.x)
         self.client = client
+        cols = SHAPE[1] // comm.size
+        self.by_columns = (
+            (SHAPE[0],),
+            (cols,) * (comm.size - 1) + (SHAPE[1] - cols * (comm.size - 1),),
+        )
         self.futures = [
             client.submit(local_piece, r, rows, SHAPE[1], workers=[w], pure=False)
             for r, w in enumerate(comm.workers)
@@ -217,6 +230,8 @@ class DaskLatency:
             "persist": lambda: (x + next(k)).persist(),
             "persist_wait": persist_wait,
             "is_split": self._join,
+            "factory": lambda: (da.arange(SHAPE[0], chunks=x.chunks[0]) + next(k)).compute(),
+            "relayout": lambda: (x.rechunk(self.by_columns) + next(k)).compute(),
         }
 
 
