@@ -46,6 +46,14 @@ def random_graph(seed: int, n: int = 40, ranks: int = 3):
     return graph, sinks + extra, where
 
 
+def linear(*keys) -> dict:
+    """A chain of traced tasks: each of ``keys`` reads the one before it."""
+    graph = {}
+    for i, key in enumerate(keys):
+        graph[key] = Task(key, traced(str(key)), *([TaskRef(keys[i - 1])] if i else []))
+    return graph
+
+
 def run(graph, outputs):
     CALLS.clear()
     values = get_sync(graph, list(outputs))
@@ -86,11 +94,7 @@ def test_a_chain_on_one_worker_is_one_task_and_keeps_its_place():
 
 
 def test_tasks_on_other_workers_or_unplaced_are_not_joined():
-    graph = {
-        "x": Task("x", traced("x")),
-        "y": Task("y", traced("y"), TaskRef("x")),
-        "z": Task("z", traced("z"), TaskRef("y")),
-    }
+    graph = linear("x", "y", "z")
     for where, joined in [
         ({"x": "w0", "y": "w1", "z": "w1"}, {"x"}),  # x runs on w0 and is read on w1
         ({"x": None, "y": None, "z": None}, {"x", "y"}),  # unplaced: Dask places them
@@ -102,11 +106,7 @@ def test_tasks_on_other_workers_or_unplaced_are_not_joined():
 
 
 def test_a_requested_key_that_others_read_keeps_its_task():
-    graph = {
-        "x": Task("x", traced("x")),
-        "y": Task("y", traced("y"), TaskRef("x")),
-        "z": Task("z", traced("z"), TaskRef("y")),
-    }
+    graph = linear("x", "y", "z")
     where = dict.fromkeys(graph, "w0")
     fused = _fuse.fuse(graph, ["y", "z"], where.get, lambda key: False, "t")
     assert fused.graph["y"] is graph["y"] and fused.graph["x"] is graph["x"]
@@ -114,11 +114,7 @@ def test_a_requested_key_that_others_read_keeps_its_task():
 
 
 def test_the_inputs_of_an_own_task_keep_their_keys():
-    graph = {
-        "x": Task("x", traced("x")),
-        "post": Task("post", traced("post"), TaskRef("x")),
-        "out": Task("out", traced("out"), TaskRef("post")),
-    }
+    graph = linear("x", "post", "out")
     where = dict.fromkeys(graph, "w0")
     fused = _fuse.fuse(graph, ["out"], where.get, {"post"}.__contains__, "t")
     assert fused.graph["post"] is graph["post"] and fused.graph["x"] is graph["x"]
