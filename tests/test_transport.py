@@ -32,6 +32,7 @@ import dndask as ht
 from dndask import (
     _distribution,
     _dndarray,
+    _fuse,
     _layout,
     _mpi_transport,
     _output_cache,
@@ -79,6 +80,11 @@ def segments_gone(tag: str, *arrays: ht.DNDarray, timeout: float = 20.0) -> list
     while left() and time.monotonic() < deadline:
         time.sleep(0.05)
     return left()
+
+
+def is_result(key) -> bool:
+    """Whether ``key`` is an output task of a compute to the driver (``dndask._fuse``)."""
+    return isinstance(key, tuple) and str(key[0]).startswith(_fuse.RESULT_PREFIX)
 
 
 def post_keys(x: ht.DNDarray) -> list:
@@ -779,11 +785,13 @@ def test_interleaved_chained_and_busy_relayouts_finish(client, comm_of):
     # rank 1 busy moves no post and no collect (an output chunk) to another rank's worker
     ran = {str(t["key"]): t["worker"] for t in stream.data}
     pinned = {str(k): comm.workers[k[1]] for x in (slow, y, chain, mixed) for k in post_keys(x)}
-    for x in (slow, y, chain, mixed):
-        pinned.update({str(k): comm.workers[r] for r, k in enumerate(x._chunk_keys())})
-    # 20 posts of 6 relayouts (only ranks that send post: 3 into None, 1 out of it), 16 chunks
-    assert len(pinned) == 20 + 16
+    # 20 posts of 6 relayouts (only ranks that send post: 3 into None, 1 out of it)
+    assert len(pinned) == 20
     assert {k: ran.get(k) for k in pinned} == pinned
+    # the 16 output chunks (each run with its collect as the call's result task i: array
+    # i // 4, chunk i % 4)
+    results = {t["key"][1]: t["worker"] for t in stream.data if is_result(t["key"])}
+    assert results == {i: comm.workers[i % 4] for i in range(16)}
     assert segments_gone(_transport.cluster_tag(client), slow, y, chain, mixed) == []
 
 
