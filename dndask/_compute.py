@@ -39,9 +39,8 @@ from ._compat import (
 )
 from ._fuse import fuse
 from ._placement import WorkerTable
-from ._recovery import ensure_keeper, keep_replicas, lost_data_explained
+from ._recovery import ensure_keeper, keep_replicas, lost_data_explained, rank_bound
 from ._transport import is_control
-from ._worker_logs import SPMD_TASK_PREFIXES
 from ._xp import cpu, device_of, to_host
 
 
@@ -129,10 +128,7 @@ def _rank_results(graph: HighLevelGraph) -> dict[str, dict]:
 
 def _stands_for(key, node) -> bool:
     """Whether ``key`` is a name for ``node``, a future of per-rank work under another key."""
-    if not isinstance(node, distributed.Future) or node.key == key:
-        return False
-    target = node.key if isinstance(node.key, str) else str(node.key[0])
-    return target.startswith(SPMD_TASK_PREFIXES)
+    return isinstance(node, distributed.Future) and node.key != key and rank_bound(node.key)
 
 
 def direct(graph: HighLevelGraph, wanted: set) -> HighLevelGraph:
@@ -303,8 +299,7 @@ def _own_task(key) -> bool:
     :mod:`dndask._fuse`): a relayout's posts and barrier (the transport's janitors follow
     them by key), and per-rank work, whose results are not rerun when lost. (Dask's p2p
     tasks too: :func:`dndask._compat.named_tasks`.)"""
-    name = key[0] if isinstance(key, tuple) else key
-    return is_control(key) or (isinstance(name, str) and name.startswith(SPMD_TASK_PREFIXES))
+    return is_control(key) or rank_bound(key)
 
 
 def _fresh_outputs(

@@ -45,6 +45,7 @@ __all__ = [
     "lost_data_explained",
     "lost_rank_error",
     "lost_worker_timeout",
+    "rank_bound",
     "serving_live",
 ]
 
@@ -61,7 +62,12 @@ def _name_of(key) -> str:
     return key if isinstance(key, str) else str(key[0])
 
 
-def _rank_bound(key) -> bool:
+def rank_bound(key) -> bool:
+    """Whether ``key`` is per-rank (SPMD) work, whose result is never rerun elsewhere.
+
+    >>> rank_bound(("per-rank-ab", 0)), rank_bound(("add-ab", 0))
+    (True, False)
+    """
     return _name_of(key).startswith(_RANK_BOUND)
 
 
@@ -123,7 +129,7 @@ class RankKeeper(SchedulerPlugin):
 
     def remove_worker(self, scheduler, worker: str, **kwargs) -> None:
         self.dead[worker] = self.names.pop(worker, None)
-        self._fail_unrunnable(_rank_bound, _rank_bound_message)
+        self._fail_unrunnable(rank_bound, _rank_bound_message)
         # only a nanny brings a worker back; without one, waiting is pointless
         self.waited[worker] = self.grace if worker in self.nannies else 0.0
         self.nannies.discard(worker)
