@@ -94,10 +94,8 @@ def fuse(
             joined.add(key)
     _cut_deep_chains(nodes, joined)
 
-    new_key = {}
-    for i, key in enumerate(outputs):
-        if key in movable:
-            new_key[key] = (f"{RESULT_PREFIX}{token}", i)
+    results = [(f"{RESULT_PREFIX}{token}", i) for i in range(len(outputs))]
+    new_key = {key: new for key, new in zip(outputs, results, strict=True) if key in movable}
     for key in movable - joined - wanted:
         new_key[key] = _call_key(key, token)
 
@@ -118,9 +116,7 @@ def fuse(
         out[new_key.get(key, key)] = built(key)
         if key in new_key and worker_of(key) is not None:
             placement[new_key[key]] = worker_of(key)
-    results = []
-    for i, key in enumerate(outputs):
-        new = (f"{RESULT_PREFIX}{token}", i)
+    for key, new in zip(outputs, results, strict=True):
         if key in movable:
             inner = built(key)
             out[new] = Task(new, wrap, inner) if wrap is not None else inner
@@ -128,7 +124,6 @@ def fuse(
             out[new] = Task(new, wrap or _identity, TaskRef(key))
         if worker_of(key) is not None:
             placement[new] = worker_of(key)
-        results.append(new)
     return Fused(out, results, placement)
 
 
@@ -150,26 +145,17 @@ def _identity(value):
 
 def _inputs_first(nodes: Mapping) -> list:
     """The keys of ``nodes`` in an order where every key comes after the keys it reads."""
-    order, state = [], {}
+    order, seen = [], set()
     for root in nodes:
-        if root in state:
-            continue
         stack = [(root, False)]
         while stack:
             key, done = stack.pop()
             if done:
-                state[key] = 2
                 order.append(key)
-                continue
-            if key in state:
-                continue
-            state[key] = 1
-            stack.append((key, True))
-            stack.extend(
-                (dep, False)
-                for dep in dependencies(nodes[key])
-                if dep in nodes and dep not in state
-            )
+            elif key not in seen:
+                seen.add(key)
+                stack.append((key, True))
+                stack.extend((dep, False) for dep in dependencies(nodes[key]) if dep in nodes)
     return order
 
 
