@@ -19,7 +19,7 @@ import dask
 import distributed
 import numpy as np
 import pytest
-from conftest import holders, layouts
+from conftest import holders, layouts, values_of
 
 import dndask as ht
 from dndask import _compute, _ops
@@ -160,9 +160,7 @@ def test_several_arrays_computed_at_once_share_their_tasks(client, comm_of):
     y = chain(x)
     arrays = [y, y.sum(), x, y + x, y, ht.arange(5, split=0, comm=comm)]
     with distributed.get_task_stream(client) as stream:
-        got = _compute.compute_many(
-            [a.to_dask() for a in arrays], [a._placement() for a in arrays], client
-        )
+        got = values_of(arrays)  # _compute.compute_many: one submission
     want = [chain(g), chain(g).sum(), g, chain(g) + g, chain(g), np.arange(5)]
     for a, b in zip(got, want, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12)
