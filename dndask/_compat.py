@@ -94,6 +94,7 @@ __all__ = [
     "named_graph",
     "named_tasks",
     "new_array",
+    "p2p_rechunk",
     "query_planning",
     "removed_worker",
     "retarget",
@@ -335,6 +336,19 @@ def query_planning() -> bool:
     """Whether ``dask.array.Array`` is an expression (``array.query-planning`` on)."""
     enabled = getattr(da, "array_expr_enabled", None)  # public, but not yet in dask 2025.1
     return bool(enabled()) if enabled is not None else False
+
+
+def p2p_rechunk() -> bool:
+    """Whether ``rechunk(method="p2p")`` builds a graph for dask arrays here.
+
+    Dask's expression arrays (``array.query-planning`` on) raise
+    ``NotImplementedError`` for it when their graph is built, through dask 2026.11 at
+    least; relayouts then move through dndask's own graphs instead.
+
+    >>> p2p_rechunk() is not query_planning()
+    True
+    """
+    return not query_planning()
 
 
 def new_array(graph: Mapping, name: str, chunks: tuple, meta) -> da.Array:

@@ -23,7 +23,16 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from . import _hosts, _launch, _layout, _mpi, _mpi_transport, _output_cache, _transport, _xp
-from ._compat import Alias, List, SliceTask, Task, TaskRef, new_array, scheduler_workers
+from ._compat import (
+    Alias,
+    List,
+    SliceTask,
+    Task,
+    TaskRef,
+    new_array,
+    p2p_rechunk,
+    scheduler_workers,
+)
 from ._env import nonnegative_int
 from ._graph import block_index, chunk_meta, empty, meta_of
 
@@ -745,11 +754,18 @@ def _log_thread_fallback(blocker: str) -> None:
 
 
 def _by_dask(src: _layout.Distribution, dst: _layout.Distribution, chosen: str | None) -> str:
-    """The transport through Dask's comms: ``"p2p"`` (asked, or above the threshold), else tasks."""
+    """The transport through Dask's comms: ``"p2p"`` (asked, or above the threshold, where
+    dask builds it: :func:`dndask._compat.p2p_rechunk`), else tasks."""
     between_axes = None not in (src.split, dst.split) and src.split != dst.split
-    if between_axes and (
-        chosen == "p2p" or (chosen is None and src.size * src.size > p2p_threshold())
-    ):
+    if not between_axes:
+        return "tasks"
+    if chosen == "p2p" and not p2p_rechunk():
+        raise ValueError(
+            "`method` 'p2p' needs dask's p2p rechunk, which dask's expression arrays "
+            "(array.query-planning on) do not implement; use method='tasks' or None"
+        )
+    above = chosen is None and src.size * src.size > p2p_threshold()
+    if chosen == "p2p" or (above and p2p_rechunk()):
         return "p2p"
     return "tasks"
 

@@ -20,7 +20,7 @@ from conftest import (
 )
 
 import dndask as ht
-from dndask import _distribution, _layout
+from dndask import _compat, _distribution, _layout
 from dndask._distribution import relayout
 from dndask._layout import Distribution
 
@@ -112,9 +112,33 @@ def test_resplit_methods_agree(comm_of, method):
     comm = comm_of(4)
     g = global_data((9, 10))
     a = ht.array(g, split=0, comm=comm)
+    if method == "p2p" and not _compat.p2p_rechunk():  # query planning on
+        with pytest.raises(ValueError, match="`method` 'p2p' needs dask's p2p rechunk"):
+            a.resplit(1, method=method)
+        return
     assert_layout(a.resplit(1, method=method), g, 1, comm)
 
 
+def test_without_dasks_p2p_rechunk_resplit_moves_by_tasks(comm_of, monkeypatch):
+    """Where dask builds no p2p rechunk (its expression arrays), none is chosen: asked for,
+    a ValueError that says why, and nothing changes; above the threshold, tasks."""
+    comm = comm_of(3)
+    g = global_data((6, 6))
+    a = ht.array(g, split=0, comm=comm)
+    name = a.to_dask().name
+    monkeypatch.setattr(_distribution, "p2p_rechunk", lambda: False)
+    monkeypatch.setenv("DNDASK_SHM_RESERVE", str(2**62))  # no room in shared memory
+    monkeypatch.setenv("DNDASK_P2P_THRESHOLD", "4")
+    with pytest.raises(ValueError, match="`method` 'p2p' needs dask's p2p rechunk, which dask"):
+        a.resplit_(1, method="p2p")
+    assert a.split == 0 and a.to_dask().name == name
+    b = a.resplit(1)
+    assert not any("p2p" in str(key) for key in b.to_dask().__dask_graph__())
+    assert_layout(b, g, 1, comm)
+    assert a.resplit(0, method="p2p").split == 0  # nothing to move between axes: no p2p asked
+
+
+@pytest.mark.skipif(not _compat.p2p_rechunk(), reason="dask builds no p2p rechunk here")
 def test_resplit_picks_p2p_above_threshold(comm_of, monkeypatch):
     """Where shared memory cannot carry it (no room here), Dask's p2p above the threshold."""
     comm = comm_of(3)
