@@ -829,7 +829,8 @@ def relayout_graph(
     split axes; placement left to Dask) or ``None``: ``$DNDASK_RELAYOUT`` if set, else
     mpi where it can (the comm's workers are ranks of dndask's mpirun launch, with its
     scheduler, every worker rank with ``MPI_THREAD_MULTIPLE``), else shm where it can,
-    else ``"p2p"`` above :func:`p2p_threshold` pieces and ``"tasks"`` below. Shm falls back
+    else ``"p2p"`` above :func:`p2p_threshold` pieces (where dask builds it: not for its
+    expression arrays, :func:`dndask._compat.p2p_rechunk`) and ``"tasks"`` below. Shm falls back
     to that choice (logged on ``"dndask"``) when ``/dev/shm`` lacks room for the bytes moved plus
     ``$DNDASK_SHM_RESERVE``. The choice and the bytes per pair of ranks are logged at
     debug level (:func:`relayout_plan` returns them).
