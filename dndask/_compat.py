@@ -34,6 +34,7 @@ docs/dask-versions.md says how to raise it.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Container, Iterable, Iterator, Mapping
 
 import dask
@@ -95,6 +96,7 @@ __all__ = [
     "named_tasks",
     "new_array",
     "p2p_rechunk",
+    "pick_blocks",
     "query_planning",
     "removed_worker",
     "retarget",
@@ -349,6 +351,42 @@ def p2p_rechunk() -> bool:
     True
     """
     return not query_planning()
+
+
+def pick_blocks(array: da.Array, index: tuple) -> da.Array:
+    """``array.blocks[index]``: the blocks ``index`` picks, as a dask array.
+
+    ``index`` holds one block number or one slice of block numbers (step 1) per leading
+    axis; every axis keeps its dimension, as with dask's ``blocks`` indexer. Dask's
+    expression arrays (``array.query-planning`` on) have no such indexer through dask
+    2026.11; there the blocks are sliced out by their element ranges: the same elements,
+    in the same chunks except that such a slice drops empty ones.
+
+    >>> x = da.arange(10, chunks=((3, 0, 7),))
+    >>> y = pick_blocks(x, (slice(1, 3),))
+    >>> y.chunks, y.compute().tolist()
+    (((0, 7),), [3, 4, 5, 6, 7, 8, 9])
+    """
+    slices = []
+    for axis, pick in enumerate(index):
+        bounds = list(itertools.accumulate(array.chunks[axis], initial=0))
+        count = len(array.chunks[axis])
+        if isinstance(pick, slice):
+            start, stop, step = pick.indices(count)
+            if step != 1:
+                raise ValueError(f"`index` must step by 1 along axis {axis}, got {step}")
+            slices.append(slice(bounds[start], bounds[max(stop, start)]))
+        else:
+            number = operator.index(pick)
+            number += count if number < 0 else 0
+            if not 0 <= number < count:
+                raise ValueError(
+                    f"`index` must be in [-{count}, {count}) along axis {axis}, got {pick}"
+                )
+            slices.append(slice(bounds[number], bounds[number + 1]))
+    if not query_planning():
+        return array.blocks[index]
+    return array[tuple(slices)]
 
 
 def new_array(graph: Mapping, name: str, chunks: tuple, meta) -> da.Array:

@@ -27,7 +27,7 @@ from dask.array.utils import meta_from_array
 from . import _comm, _compute, _display, _distribution, _handoff, _layout, _torch, _types, _xp
 from ._abc import DistributedArray
 from ._comm import Comm
-from ._compat import new_array
+from ._compat import new_array, pick_blocks
 from ._graph import block_index
 from ._placement import Ranks, WorkerTable
 from ._xp import Device
@@ -215,7 +215,7 @@ class DNDarray(DistributedArray):
         """
         block = self._array
         if self.ndim:  # a 0-d array is its own single block (dask has no blocks[()])
-            block = block.blocks[block_index(self._split, self.ndim, 0)]
+            block = pick_blocks(block, block_index(self._split, self.ndim, 0))
         tensor = _torch.to_torch(_compute.compute(block, self._comm.client, {}))
         target = _xp.torch_device(self.device)
         return tensor if target == "cpu" else tensor.to(target)

@@ -37,6 +37,7 @@ from . import (
     _xarray,
     array_api,
 )
+from ._compat import pick_blocks
 from ._dndarray import DNDarray
 
 
@@ -154,7 +155,7 @@ class _Methods:
                 "shape": tuple(
                     counts[r] if ax == self.split else n for ax, n in enumerate(self.shape)
                 ),
-                "data": x.blocks[index] if self.ndim else x,
+                "data": pick_blocks(x, index) if self.ndim else x,
                 "location": [r],
                 "dtype": x.dtype,
                 "device": str(self.device),

@@ -32,7 +32,7 @@ from . import (
     _types,
     _xp,
 )
-from ._compat import new_array
+from ._compat import new_array, pick_blocks
 
 
 def _describe(x) -> str:
@@ -644,7 +644,7 @@ def _one_row_split(fn: Callable, arrays: list, split: int, wrong: da.Array) -> d
         axis = split - (ndim - getattr(x, "ndim", 0))
         if isinstance(x, da.Array) and axis >= 0 and len(x.chunks[axis]) > 1:
             keep = next((i for i, c in enumerate(x.chunks[axis]) if c), 0)
-            x = x.blocks[tuple(keep if a == axis else slice(None) for a in range(x.ndim))]
+            x = pick_blocks(x, tuple(keep if a == axis else slice(None) for a in range(x.ndim)))
         cut.append(x)
     return _distribution.restore_empty_ranks(fn(*cut), split, wrong.chunks[split])
 
@@ -727,7 +727,7 @@ def _without_empty_ranks(a: _dndarray.DNDarray):
     blocks = []
     for r in keep:
         index[a.split] = r
-        blocks.append(x.blocks[tuple(index)])
+        blocks.append(pick_blocks(x, tuple(index)))
     return blocks[0] if len(blocks) == 1 else da.concatenate(blocks, axis=a.split)
 
 

@@ -229,6 +229,27 @@ def test_redistribute_moves_only_the_slice_not_the_chunk(client, comm_of):
 
 
 # ---------------------------------------------------------------- arrays
+@pytest.mark.parametrize(
+    "index", [(0,), (2,), (-1,), (slice(1, 3),), (slice(None),), (1, 0), (slice(0, 1), 0)]
+)
+def test_pick_blocks_picks_the_elements_of_dasks_blocks_indexer(index):
+    """Pins ``pick_blocks``: dask's ``blocks`` indexer where dask has one, else the same
+    elements sliced out (expression arrays: query planning on)."""
+    g = np.arange(40).reshape(10, 4)
+    x = da.from_array(g, chunks=((3, 0, 7), (4,)))
+    picked = _compat.pick_blocks(x, index)
+    bounds = [0, 3, 3, 10]
+    rows = index[0]
+    first, last = rows.indices(3)[:2] if isinstance(rows, slice) else (rows % 3, rows % 3 + 1)
+    np.testing.assert_array_equal(picked.compute(), g[bounds[first] : bounds[last]])
+    if not QUERY_PLANNING:
+        assert picked.chunks == x.blocks[index].chunks and picked.name == x.blocks[index].name
+    with pytest.raises(ValueError, match=r"`index` must be in \[-3, 3\) along axis 0, got -4"):
+        _compat.pick_blocks(x, (-4,))
+    with pytest.raises(ValueError, match="`index` must step by 1 along axis 0, got 2"):
+        _compat.pick_blocks(x, (slice(0, 3, 2),))
+
+
 def test_new_array_has_the_given_blocks_chunks_and_meta():
     chunks = ((2, 0, 3), (4,))
     dsk = {("y", i, 0): (np.full, (n, 4), i, np.float32) for i, n in enumerate(chunks[0])}

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from .. import _display, _dndarray, _repr
+from .._compat import pick_blocks
 
 __all__ = [
     "get_printoptions",
@@ -101,7 +102,9 @@ def is_local() -> bool:
 def _chunks(a: _dndarray.DNDarray, ranks) -> list[np.ndarray]:
     """The host values of the chunks of ``ranks``, in one round trip."""
     x = (a.cpu() if str(a.device) != "cpu:0" else a).to_dask()
-    blocks = [x.blocks[tuple(r if ax == a.split else 0 for ax in range(a.ndim))] for r in ranks]
+    blocks = [
+        pick_blocks(x, tuple(r if ax == a.split else 0 for ax in range(a.ndim))) for r in ranks
+    ]
     client = a.comm.client
     return client.gather(client.compute(blocks))
 
