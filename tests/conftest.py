@@ -606,5 +606,12 @@ def kill_when_busy(spare: Spare, address: str, marks: Path) -> threading.Thread:
         spare.kill(address, pid)
 
     thread = threading.Thread(target=watch, daemon=True)
+    thread.pid = pid  # the process it waits to see busy (for :func:`unkilled`)
     thread.start()
     return thread
+
+
+def unkilled(killer: threading.Thread, marks: Path) -> str:
+    """Why ``killer`` (of :func:`kill_when_busy`) still waits: the processes that did mark."""
+    seen = sorted(path.name for path in marks.iterdir())
+    return f"no slow block marked process {killer.pid}; the marks are of processes {seen}"
