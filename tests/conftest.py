@@ -41,10 +41,12 @@ for _key, _value in QUIET_POLLING.items():
     os.environ.setdefault(_name, str(_value))
 
 import dndask as ht  # noqa: E402 (after the settings above)
-from dndask import _comm, _compute, _runtime, _shm_pool, _transport, _xp  # noqa: E402
+from dndask import _comm, _compat, _compute, _runtime, _shm_pool, _transport, _xp  # noqa: E402
 
 N_WORKERS = 5
 RANK_COUNTS = (1, 2, 3, 4, 5)
+# dask's expression arrays (query planning on) build no p2p rechunk, so dndask uses none there
+NEEDS_P2P = pytest.mark.skipif(not _compat.p2p_rechunk(), reason="dask builds no p2p rechunk here")
 
 
 def splits_of(ndim: int) -> list[int | None]:

@@ -21,7 +21,7 @@ import distributed
 import numpy as np
 import pytest
 import torch
-from conftest import holders, received_bytes
+from conftest import NEEDS_P2P, holders, received_bytes
 from packaging.version import Version
 
 import dndask as ht
@@ -410,12 +410,7 @@ def test_p2p_rechunk_says_whether_dask_builds_the_p2p_rechunk():
     assert _compat.p2p_rechunk() is built
 
 
-NO_P2P = pytest.mark.skipif(
-    not _compat.p2p_rechunk(), reason="dask builds no p2p rechunk here, so dndask uses none"
-)
-
-
-@NO_P2P
+@NEEDS_P2P
 def test_p2p_rechunk_builds_a_lone_kept_chunk_another_way_so_it_stays_whole():
     """Pins why ``whole_layer_keys`` exists: culled to one chunk, the p2p layer concatenates."""
     x = da.ones((6, 8), chunks=((2, 2, 2), (8,)))
@@ -449,7 +444,7 @@ def test_a_substituted_node_runs_inside_the_task_that_reads_it(client):
     assert client.get({"y-call": fused, "z": z, held.key: held}, ["y-call", "z"]) == [-3, 8]
 
 
-@NO_P2P
+@NEEDS_P2P
 def test_named_tasks_are_every_task_of_a_p2p_rechunk_layer():
     """Pins ``named_tasks``: the p2p layer's barrier, transfers and outputs (its plugin finds
     them by name) are all in it; other layers add none."""

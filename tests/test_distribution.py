@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 from conftest import (
+    NEEDS_P2P,
     RANK_COUNTS,
     assert_layout,
     holders,
@@ -136,10 +137,6 @@ def test_without_dasks_p2p_rechunk_resplit_moves_by_tasks(comm_of, monkeypatch):
     assert not any("p2p" in str(key) for key in b.to_dask().__dask_graph__())
     assert_layout(b, g, 1, comm)
     assert a.resplit(0, method="p2p").split == 0  # nothing to move between axes: no p2p asked
-
-
-# dask's expression arrays (query planning on) build no p2p rechunk, so dndask picks none
-NEEDS_P2P = pytest.mark.skipif(not _compat.p2p_rechunk(), reason="dask builds no p2p rechunk here")
 
 
 @NEEDS_P2P
