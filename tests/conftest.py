@@ -599,21 +599,29 @@ def slow_on_rank(x: da.Array, rank: int, delay: float) -> da.Array:
     return x.map_blocks(hold, dtype=x.dtype)
 
 
-def kill_when_busy(spare: Spare, address: str, marks: Path) -> threading.Thread:
-    """A thread that kills ``address``'s worker process as soon as a slow block runs on it."""
-    pid = spare.pid(address)
+class Killer(threading.Thread):
+    """Kills ``address``'s worker process (``pid``) as soon as a slow block marks it busy."""
 
-    def watch():
-        wait_until((marks / str(pid)).exists, 60, f"a slow block on {address}")
-        spare.kill(address, pid)
+    def __init__(self, spare: Spare, address: str, marks: Path):
+        super().__init__(daemon=True)
+        self.spare, self.address, self.marks = spare, address, marks
+        self.pid = spare.pid(address)
 
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.pid = pid  # the process it waits to see busy (for :func:`unkilled`)
-    thread.start()
-    return thread
+    def run(self) -> None:
+        wait_until((self.marks / str(self.pid)).exists, 60, f"a slow block on {self.address}")
+        self.spare.kill(self.address, self.pid)
+
+    def assert_killed(self, timeout: float = 5.0) -> None:
+        """Wait ``timeout`` s for the kill; fail naming the processes whose blocks did mark."""
+        self.join(timeout)
+        assert not self.is_alive(), (
+            f"no slow block marked process {self.pid}; the marks are of processes "
+            f"{sorted(path.name for path in self.marks.iterdir())}"
+        )
 
 
-def unkilled(killer: threading.Thread, marks: Path) -> str:
-    """Why ``killer`` (of :func:`kill_when_busy`) still waits: the processes that did mark."""
-    seen = sorted(path.name for path in marks.iterdir())
-    return f"no slow block marked process {killer.pid}; the marks are of processes {seen}"
+def kill_when_busy(spare: Spare, address: str, marks: Path) -> Killer:
+    """A started :class:`Killer` of ``address``'s worker process."""
+    killer = Killer(spare, address, marks)
+    killer.start()
+    return killer

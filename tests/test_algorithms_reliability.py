@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import kill_when_busy, slow_blocks, unkilled, wait_until, worker_names
+from conftest import kill_when_busy, slow_blocks, wait_until, worker_names
 from sklearn.cluster import KMeans as SkKMeans
 from sklearn.linear_model import Lasso as SkLasso
 from sklearn.naive_bayes import GaussianNB as SkGaussianNB
@@ -76,8 +76,7 @@ def test_kmeans_fit_survives_a_worker_killed_during_a_pass(lost, tmp_path):
     reference = KMeans(n_clusters=4, init=INIT, tol=0.0).fit(x)
     killer = kill_when_busy(lost, comm.workers[1], tmp_path)
     km = KMeans(n_clusters=4, init=INIT, tol=0.0).fit(slowed(x, tmp_path))
-    killer.join(5)
-    assert not killer.is_alive(), unkilled(killer, tmp_path)
+    killer.assert_killed()
     check_kmeans(km, reference, data)
     lost.healed(comm.workers[1])
 
@@ -112,8 +111,7 @@ def test_lasso_fit_survives_a_worker_killed_during_its_pass(lost, tmp_path):
     reference = Lasso(lam=0.05, max_iter=1000, tol=1e-12).fit(x, y)
     killer = kill_when_busy(lost, comm.workers[1], tmp_path)
     est = Lasso(lam=0.05, max_iter=1000, tol=1e-12).fit(slowed(x, tmp_path), y)
-    killer.join(5)
-    assert not killer.is_alive(), unkilled(killer, tmp_path)
+    killer.assert_killed()
     np.testing.assert_allclose(est.theta.numpy(), reference.theta.numpy(), rtol=1e-12)
     assert est.n_iter == reference.n_iter
     # Heat's objective is scikit-learn's, the intercept (column 0) unpenalized
@@ -133,8 +131,7 @@ def test_gaussian_nb_fit_survives_a_worker_killed_during_its_pass(lost, tmp_path
     reference = GaussianNB().fit(x, y)
     killer = kill_when_busy(lost, comm.workers[2], tmp_path)
     gnb = GaussianNB().fit(slowed(x, tmp_path), y)
-    killer.join(5)
-    assert not killer.is_alive(), unkilled(killer, tmp_path)
+    killer.assert_killed()
     for name in ("theta_", "var_", "class_prior_", "class_count_"):
         np.testing.assert_allclose(
             getattr(gnb, name).numpy(), getattr(reference, name).numpy(), rtol=1e-12

@@ -28,7 +28,6 @@ from conftest import (
     kill_when_busy,
     slow_blocks,
     slow_on_rank,
-    unkilled,
     wait_until,
     worker_names,
 )
@@ -303,8 +302,7 @@ def test_kill_in_the_middle_of_a_persist(lost, tmp_path):
     c = _dndarray.from_dask(slow, 0, comm, parents=(b,)) + 1
     killer = kill_when_busy(lost, comm.workers[2], tmp_path)
     out = c.persist(wait=True)  # rank 2's worker dies while its block runs
-    killer.join(5)
-    assert not killer.is_alive(), unkilled(killer, tmp_path)
+    killer.assert_killed()
     assert_layout(out, g * 3 + 1, 0, comm)
     lost.healed(comm.workers[2])
 
@@ -325,8 +323,7 @@ def test_kill_in_the_middle_of_a_resplit(lost, tmp_path, when):
         a = _dndarray.from_dask(slow_blocks(a.to_dask(), tmp_path, 1.0), 1, comm, parents=(a,))
     killer = kill_when_busy(lost, comm.workers[1], tmp_path)
     out = a.persist(wait=True)
-    killer.join(5)
-    assert not killer.is_alive(), unkilled(killer, tmp_path)
+    killer.assert_killed()
     assert out.lshape_map[:, 1].tolist() == [2, 2, 2]
     assert_layout(out, g, 1, comm)
     lost.healed(comm.workers[1])
