@@ -15,7 +15,9 @@ docs/dask-versions.md says how to raise it.
   option, which ``dask.array.Array.__dask_optimize__`` consults (a
   ``globalmethod``; the key is not documented as public).
 - Arrays: :func:`new_array` builds a ``dask.array.Array`` from a graph, with
-  or without ``array.query-planning``; :func:`concatenate3` and
+  or without ``array.query-planning``, under the graph's own name; :func:`keyed`
+  names an expression array as its lowered keys are, and :func:`postpersist`
+  rebuilds a persisted one under its chunk keys; :func:`concatenate3` and
   :func:`flatten` assemble computed chunks.
 - Graph rewriting: :func:`retarget` points a layer's references to some keys at
   other keys, and :func:`substituted` runs a task inside the one that reads it (dask's
@@ -72,10 +74,11 @@ except ImportError:  # a distributed without it
 
 try:
     # With ``array.query-planning`` on, ``da.Array`` is an expression and takes
-    # no graph; dask's only way in is this private ``FromGraph`` constructor.
-    from dask.array._array_expr._collection import from_graph as _expr_from_graph
+    # no graph; dask's only way in is its private ``FromGraph`` expression.
+    from dask.array._array_expr._collection import new_collection as _new_collection
+    from dask.array._array_expr._io import FromGraph as _FromGraph
 except ImportError:  # a dask without array expressions
-    _expr_from_graph = None
+    _FromGraph = None
 
 __all__ = [
     "Alias",
@@ -92,11 +95,13 @@ __all__ = [
     "flatten",
     "install_array_optimizer",
     "is_loose",
+    "keyed",
     "named_graph",
     "named_tasks",
     "new_array",
     "p2p_rechunk",
     "pick_blocks",
+    "postpersist",
     "query_planning",
     "removed_worker",
     "retarget",
@@ -362,10 +367,10 @@ def pick_blocks(array: da.Array, index: tuple) -> da.Array:
     2026.11; there the blocks are sliced out by their element ranges: the same elements,
     in the same chunks except that such a slice drops empty ones.
 
-    >>> x = da.arange(10, chunks=((3, 0, 7),))
+    >>> x = da.arange(10, chunks=((3, 2, 5),))
     >>> y = pick_blocks(x, (slice(1, 3),))
     >>> y.chunks, y.compute().tolist()
-    (((0, 7),), [3, 4, 5, 6, 7, 8, 9])
+    (((2, 5),), [3, 4, 5, 6, 7, 8, 9])
     """
     slices = []
     for axis, pick in enumerate(index):
@@ -420,9 +425,77 @@ def new_array(graph: Mapping, name: str, chunks: tuple, meta) -> da.Array:
     meta = meta_from_array(meta, ndim=len(chunks))
     if not query_planning():
         return da.Array(graph, name, chunks, meta=meta)
-    # an expression over the graph; its name gets a token appended (its blocks alias ours)
     keys = [(name, *idx) for idx in itertools.product(*(range(len(c)) for c in chunks))]
-    return _expr_from_graph(dict(graph), meta, chunks, keys, name)
+    return _new_collection(_NamedGraph(dict(graph), meta, chunks, keys, name))
+
+
+def keyed(array: da.Array) -> da.Array:
+    """``array``, named as the keys of its blocks are.
+
+    A graph array's name is its blocks' key name. An expression array's
+    (``array.query-planning`` on) is its expression's, and lowering it to a graph may name
+    the keys otherwise (a concatenate of rechunks lowers to ``rechunk-merge-...`` keys);
+    such an array comes back as the lowered graph under the keys' name, which dndask's
+    graphs and placement then read.
+
+    Examples
+    --------
+    >>> x = keyed(da.concatenate([da.ones(2, chunks=1).rechunk(2), da.ones(1)]))
+    >>> {key[0] for key in flatten(x.__dask_keys__())} == {x.name}
+    True
+    """
+    if not query_planning() or isinstance(array.expr, _NamedGraph):
+        return array
+    return new_array(array.__dask_graph__(), _key_name(array), array.chunks, array)
+
+
+def _key_name(array: da.Array) -> str:
+    """The name the keys of ``array``'s blocks carry (its own where it has no block)."""
+    first = next(iter(flatten(array.__dask_keys__())), None)
+    return first[0] if first is not None else array.name
+
+
+def postpersist(array: da.Array) -> tuple:
+    """``array.__dask_postpersist__()``: the rebuild of ``array`` from its persisted chunks.
+
+    An expression array's own rebuild renames the chunks (a token appended to the name,
+    each block an alias of the persisted key); this one keeps them, as dask's graph
+    arrays do, so a persisted chunk's key is its chunk key (what placement reads).
+
+    Examples
+    --------
+    >>> x = da.ones(4, chunks=2).persist(scheduler="sync")
+    >>> rebuild, args = postpersist(x)
+    >>> y = rebuild(dict(x.__dask_graph__()), *args)
+    >>> y.name == x.name, y.chunks
+    (True, ((2, 2),))
+    """
+    if not query_planning() or not isinstance(array, da.Array):
+        return array.__dask_postpersist__()
+    return new_array, (_key_name(array), array.chunks, meta_from_array(array))
+
+
+if _FromGraph is not None:
+
+    class _NamedGraph(_FromGraph):
+        """dask's ``FromGraph`` expression under the graph's own name.
+
+        dask's appends a token of the whole graph to the name (it tokenizes every task)
+        and aliases each block to the graph's key; dndask's names are already unique, and
+        its placement and per-rank joins read the chunk keys themselves. A persisted array
+        keeps its name over a graph of futures, so every construction makes a new
+        expression (dask's singleton cache would return the one of the same name).
+        """
+
+        def __init__(self, *args, **kwargs):  # not ``object.__init__``: no cached instance
+            super().__init__()
+
+        @property
+        def _name(self) -> str:
+            return self.operand("name_prefix")
+
+        def _layer(self) -> dict:
+            return dict(self.operand("layer"))
 
 
 def top_layers(array: da.Array) -> tuple[str, ...]:

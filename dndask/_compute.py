@@ -33,6 +33,7 @@ from ._compat import (
     install_array_optimizer,
     named_graph,
     named_tasks,
+    postpersist,
     retarget,
     top_layers,
     whole_layer_keys,
@@ -102,7 +103,7 @@ def optimize(dsk: Mapping, keys, **kwargs) -> Mapping:
     """
     wanted = set(flatten(keys if isinstance(keys, list) else [keys]))
     if not isinstance(dsk, HighLevelGraph):
-        return cull(dict(dsk), list(wanted))[0]
+        return _direct_flat(cull(dict(dsk), list(wanted))[0], wanted)
     culled = dsk.cull(wanted)
     whole = whole_layer_keys(dsk, culled.layers)
     return direct(dsk.cull(wanted | whole) if not whole <= wanted else culled, wanted)
@@ -159,6 +160,27 @@ def direct(graph: HighLevelGraph, wanted: set) -> HighLevelGraph:
         tasks = retarget(dict(layer), subs, known)
         layers[name] = layer if tasks is None else MaterializedLayer(tasks, layer.annotations)
     return HighLevelGraph(layers, graph.dependencies)
+
+
+def _direct_flat(graph: dict, wanted: set) -> dict:
+    """:func:`direct` for a graph without layers (a dask expression's, lowered): every
+    reference to a key that stands for a per-rank result made to the result's key.
+
+    Examples
+    --------
+    >>> _direct_flat({"x": 1}, {"x"})
+    {'x': 1}
+    """
+    subs = {k: f.key for k, f in graph.items() if _stands_for(k, f)}
+    if not subs:
+        return graph
+    rest = {k: v for k, v in graph.items() if k not in subs}
+    out = retarget(rest, subs, set(graph) | set(subs.values())) or rest
+    for key in subs:
+        out[graph[key].key] = graph[key]
+        if key in wanted:
+            out[key] = graph[key]
+    return out
 
 
 # The top layer of every dask array a DNDarray has held. A graph that contains one
@@ -515,7 +537,7 @@ def persist(
         graph, keys = _graph_of(collection)
         futures = _submit(graph, keys, client, table, f"dndask-persist-{fresh_token()}")
     futures = list(flatten(futures))
-    rebuild, args = collection.__dask_postpersist__()
+    rebuild, args = postpersist(collection)
     persisted = rebuild(dict(zip(flatten(keys), futures, strict=True)), *args)
     if not wait_ and replicate == 1:
         return persisted

@@ -29,6 +29,7 @@ from ._compat import (
     SliceTask,
     Task,
     TaskRef,
+    keyed,
     new_array,
     p2p_rechunk,
     scheduler_workers,
@@ -64,6 +65,7 @@ def build(
     """
     if plan.is_identity:
         return x, {}
+    x = keyed(x)  # the pieces read x's keys by its name
     src, dst, ndim = plan.src, plan.dst, x.ndim
     out_chunks = dst.chunks(plan.shape)
     name = f"{prefix}-{tokenize(x.name, *plan_key(plan))}"

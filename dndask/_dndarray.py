@@ -27,7 +27,7 @@ from dask.array.utils import meta_from_array
 from . import _comm, _compute, _display, _distribution, _handoff, _layout, _torch, _types, _xp
 from ._abc import DistributedArray
 from ._comm import Comm
-from ._compat import new_array, pick_blocks
+from ._compat import keyed, new_array, pick_blocks
 from ._graph import block_index
 from ._placement import Ranks, WorkerTable
 from ._xp import Device
@@ -79,6 +79,7 @@ class DNDarray(DistributedArray):
         if not isinstance(comm, Comm):
             raise TypeError(f"`comm` must be a dndask.Comm, got {type(comm).__name__}")
         split = _layout.normalize_axis(split, array.ndim, "split")
+        array = keyed(array)
         self._array = array
         _compute.claim(array)
         self._distribution = _layout.Distribution.of_chunks(array.chunks, split, comm)
@@ -661,6 +662,7 @@ def from_dask(
     given, are the rows per rank the result must have along ``split``.
     """
     split = _layout.normalize_axis(split, array.ndim, "split")
+    array = keyed(array)  # its name is its keys' (what the placement rules below read)
     if any(np.isnan(c) for dim in array.chunks for c in dim):
         raise ValueError(
             f"`array` must have known chunk sizes, got {array.chunks}; "

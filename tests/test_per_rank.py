@@ -12,7 +12,7 @@ import torch
 from conftest import RANK_COUNTS, assert_layout, holders, received_bytes
 
 import dndask as ht
-from dndask import _per_rank
+from dndask import _compat, _per_rank
 
 
 def piece(rank: int, rows: int = 3, cols: int = 4) -> np.ndarray:
@@ -98,8 +98,10 @@ def test_graphs_on_a_join_read_the_results_directly(client, comm_of):
             np.testing.assert_array_equal(got.numpy(), expected)
         assert float(a.sum()) == g.sum()
         # Dask's own compute and dndask's submit the same task under each key (the suite's
-        # "one key one task" fixture checks it)
-        np.testing.assert_array_equal(da.compute((a + 1).to_dask())[0], g + 1)
+        # "one key one task" fixture checks it). Dask's expression arrays consult no
+        # optimization of dndask's: there an alias task renames each result (below).
+        if not _compat.query_planning():
+            np.testing.assert_array_equal(da.compute((a + 1).to_dask())[0], g + 1)
         np.testing.assert_array_equal((a + 1).numpy(), g + 1)
         shifted = a.map_local(lambda t, rank: t + rank).numpy()
         np.testing.assert_array_equal(shifted, np.concatenate([p + r for r, p in enumerate(parts)]))
@@ -107,6 +109,7 @@ def test_graphs_on_a_join_read_the_results_directly(client, comm_of):
     assert not [t["key"] for t in stream.data if t["key"][0] == name]
     # the join's own chunk keys asked of Dask: an alias makes each, as for any requested key
     np.testing.assert_array_equal(da.compute(a.to_dask())[0], g)
+    np.testing.assert_array_equal(da.compute((a + 1).to_dask())[0], g + 1)
 
 
 def test_is_split_join_asks_the_workers_nothing(comm_of, monkeypatch):
