@@ -12,7 +12,7 @@ import torch
 from conftest import RANK_COUNTS, assert_layout, holders, received_bytes
 
 import dndask as ht
-from dndask import _compat, _per_rank
+from dndask import _compat, _compute, _per_rank
 
 
 def piece(rank: int, rows: int = 3, cols: int = 4) -> np.ndarray:
@@ -110,6 +110,27 @@ def test_graphs_on_a_join_read_the_results_directly(client, comm_of):
     # the join's own chunk keys asked of Dask: an alias makes each, as for any requested key
     np.testing.assert_array_equal(da.compute(a.to_dask())[0], g)
     np.testing.assert_array_equal(da.compute((a + 1).to_dask())[0], g + 1)
+
+
+def test_a_flat_graph_on_a_join_reads_the_results_directly(client, comm_of):
+    """A graph without layers (what a dask expression lowers to) gets the same rewrite as a
+    layered one: the tasks read the per-rank results' keys, and no join key is left unless
+    it is asked for."""
+    comm = comm_of(3)
+    parts = [np.arange(4.0).reshape(2, 2) + 10 * r for r in range(3)]
+    a = ht.array(ht.per_rank(lambda rank: parts[rank], comm=comm), is_split=0)
+    b = (a * 3).to_dask()
+    keys = list(_compat.flatten(b.__dask_keys__()))
+    flat = dict(b.__dask_graph__())
+    assert any(isinstance(k, tuple) and k[0] == a.to_dask().name for k in flat)
+    graph = _compute.optimize(flat, keys)
+    assert not [k for k in graph if isinstance(k, tuple) and k[0] == a.to_dask().name]
+    got = client.get(graph, keys, sync=True)
+    np.testing.assert_array_equal(np.concatenate(got), np.concatenate(parts) * 3)
+    # a join key asked for stays, as the result it stands for
+    first = (a.to_dask().name, 0, 0)
+    kept = _compute.optimize(flat | {first: dict(a.to_dask().__dask_graph__())[first]}, [first])
+    np.testing.assert_array_equal(client.get(kept, first, sync=True), parts[0])
 
 
 def test_is_split_join_asks_the_workers_nothing(comm_of, monkeypatch):
