@@ -42,6 +42,7 @@ from collections.abc import Container, Iterable, Iterator, Mapping
 import dask
 import dask.array as da
 import distributed
+import numpy as np
 
 # dask has no public task-spec API, but its graphs are made of these nodes:
 # linear fusion (``block_fusion``), aliases left by fusion, and references to
@@ -91,6 +92,7 @@ __all__ = [
     "as_node",
     "concatenate3",
     "dependencies",
+    "elemwise",
     "err_task",
     "flatten",
     "install_array_optimizer",
@@ -427,6 +429,45 @@ def new_array(graph: Mapping, name: str, chunks: tuple, meta) -> da.Array:
         return da.Array(graph, name, chunks, meta=meta)
     keys = [(name, *idx) for idx in itertools.product(*(range(len(c)) for c in chunks))]
     return _new_collection(_NamedGraph(dict(graph), meta, chunks, keys, name))
+
+
+def elemwise(op, *args) -> da.Array:
+    """``op(*args)`` of dask arrays and scalars, as dask's graph arrays build it.
+
+    ``op`` is a ufunc or an operator that dask applies block by block. Graph arrays put a
+    scalar into every block's task, and type it as numpy does (a Python scalar is weak:
+    float32 + 1 is float32). Expression arrays (``array.query-planning`` on, dask 2026.11)
+    make each scalar a 0-d array with a key of its own: every block fetches it from the
+    worker that holds it, and float32 + 1 becomes float64. There the same blocks are built
+    with ``da.blockwise``, the scalars inline and the result type numpy's.
+
+    Examples
+    --------
+    >>> x = da.ones(4, dtype=np.float32, chunks=2)
+    >>> y = elemwise(operator.add, x, 1)
+    >>> y.dtype, y.compute().tolist()
+    (dtype('float32'), [2.0, 2.0, 2.0, 2.0])
+    """
+    scalars = [not isinstance(a, da.Array) for a in args]
+    if not query_planning() or not any(scalars) or not all(map(np.isscalar, _scalars(args))):
+        return op(*args)
+    ndim = max(a.ndim for a in args if isinstance(a, da.Array))
+    values = [
+        a if s else np.ones((1,) * a.ndim, a.dtype) for a, s in zip(args, scalars, strict=True)
+    ]
+    with np.errstate(all="ignore"):
+        probe = op(*values)  # as graph arrays infer it: one element of each array
+    dtype = np.result_type(probe)
+    pairs: list = []
+    for a, s in zip(args, scalars, strict=True):
+        pairs += [a, None] if s else [a, tuple(range(a.ndim))[::-1]]
+    first = next(a for a in args if isinstance(a, da.Array))
+    meta = meta_from_array(first, ndim=ndim, dtype=dtype)
+    return da.blockwise(op, tuple(range(ndim))[::-1], *pairs, dtype=dtype, meta=meta)
+
+
+def _scalars(args) -> list:
+    return [a for a in args if not isinstance(a, da.Array)]
 
 
 def keyed(array: da.Array) -> da.Array:

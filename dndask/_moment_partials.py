@@ -90,7 +90,14 @@ def _leaves(parts) -> list:
     return [x for p in parts for x in _leaves(p)]
 
 
-def _combine(parts, axis, keepdims=True):
+def _empty_meta(meta: np.ndarray) -> np.ndarray:
+    """``meta`` as an empty 1-d array of its type: dask reshapes it to any step's dimensions."""
+    return meta.reshape(-1)[:0]
+
+
+def _combine(parts, axis, keepdims=True, computing_meta: bool = False):
+    if computing_meta:
+        return _empty_meta(parts)
     return _as_tuple(functools.reduce(_merge, _leaves(parts)))
 
 
@@ -98,16 +105,20 @@ def _finish(value, axis, keepdims: bool, dtype):
     return (value if keepdims else value.squeeze(axis=axis)).astype(dtype)
 
 
-def standardized(parts, axis, keepdims, order: int, dtype):
+def standardized(parts, axis, keepdims, order: int, dtype, computing_meta: bool = False):
     """``m_order / m2 ** (order / 2)`` of the merged partials, in ``dtype``."""
+    if computing_meta:
+        return _empty_meta(parts)
     total = functools.reduce(_merge, _leaves(parts))
     with np.errstate(divide="ignore", invalid="ignore"):
         value = total["m" + str(order)] / total["n"] / (total["m2"] / total["n"]) ** (order / 2)
     return _finish(value, axis, keepdims, dtype)
 
 
-def variance(parts, axis, keepdims, ddof: int, dtype):
+def variance(parts, axis, keepdims, ddof: int, dtype, computing_meta: bool = False):
     """``M2 / (n - ddof)`` of the merged partials, in ``dtype``."""
+    if computing_meta:
+        return _empty_meta(parts)
     total = functools.reduce(_merge, _leaves(parts))
     with np.errstate(divide="ignore", invalid="ignore"):
         value = total["m2"] / np.float64(total["n"] - ddof)
@@ -122,7 +133,12 @@ def applies(x) -> bool:
 def reduction(x, aggregate, axes: tuple[int, ...], keepdims: bool):
     """``aggregate`` (called with ``dtype=x.dtype``) of the merged partials of ``x`` over
     ``axes``: a task per chunk, one task per result chunk. The chunk layer's name depends
-    only on ``x`` and ``axes``, so every moment of the same array shares it."""
+    only on ``x`` and ``axes``, so every moment of the same array shares it.
+
+    ``_combine`` and the aggregates take dask's ``computing_meta`` and then return an empty
+    meta of the type they are given: dask's expression arrays compute a reduction's meta by
+    calling them on it (and reshape it to each step's dimensions), where graph arrays take
+    the ``meta`` passed here."""
     ndim = x.ndim - (0 if keepdims else len(axes))
     return da.reduction(
         x,

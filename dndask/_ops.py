@@ -32,7 +32,7 @@ from . import (
     _types,
     _xp,
 )
-from ._compat import new_array, pick_blocks
+from ._compat import elemwise, new_array, pick_blocks
 
 
 def _describe(x) -> str:
@@ -156,7 +156,9 @@ def elementwise(fn: Callable, *values, name: str, out=None) -> _dndarray.DNDarra
     arrays, split, comm, parents = align(values, name)
     one_row = False
     try:
-        result = fn(*arrays)
+        # a ufunc or operator as dask's graph arrays build it (scalars inline, numpy's types)
+        per_block = _per_chunk(fn) and not isinstance(fn, TorchKernel)
+        result = elemwise(fn, *arrays) if per_block else fn(*arrays)
         if split is not None and result.shape[split] == 1 and len(result.chunks[split]) > 1:
             result, one_row = _one_row_split(fn, arrays, split, result), True
     except TypeError as err:

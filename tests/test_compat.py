@@ -273,6 +273,34 @@ def test_new_array_has_the_given_blocks_chunks_and_meta():
     assert z.name == y.name
 
 
+def test_elemwise_puts_scalars_into_the_blocks_and_types_them_as_numpy():
+    """Graph arrays put a scalar operand into every block's task, typed as numpy types a
+    Python scalar (float32 + 1 is float32). dask's expression elemwise makes it a 0-d array
+    with a key of its own, typed as an int64 array (float64): the seam ``elemwise`` covers."""
+    x = da.ones((4, 3), dtype=np.float32, chunks=(2, 3))
+    own = x + 1
+    assert own.dtype == (np.float64 if QUERY_PLANNING else np.float32)
+    names = {k[0] if isinstance(k, tuple) else k for k in dict(own.__dask_graph__())}
+    assert len(names) == (3 if QUERY_PLANNING else 2)  # x, the sum (and the scalar's array)
+    for op, args, expected in [
+        (operator.add, (x, 1), np.full((4, 3), 2, np.float32)),
+        (operator.mul, (2.5, x), np.full((4, 3), 2.5, np.float32)),
+        (np.power, (x, 2), np.ones((4, 3), np.float32)),
+        (operator.truediv, (x, x), np.ones((4, 3), np.float32)),
+        (np.add, (x, np.float64(1)), np.full((4, 3), 2, np.float64)),  # a numpy scalar is typed
+        (np.add, (x[:1], x), np.full((4, 3), 2, np.float32)),  # a broadcast row
+    ]:
+        y = _compat.elemwise(op, *args)
+        assert y.dtype == expected.dtype and y.chunks == x.chunks
+        graph = dict(y.__dask_graph__())
+        assert {k[0] if isinstance(k, tuple) else k for k in graph} - {x.name} <= {y.name} | {
+            a.name for a in args if isinstance(a, da.Array)
+        }
+        got = y.compute(scheduler="sync")
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_keyed_names_an_array_as_its_blocks_keys():
     """dndask builds graphs on ``(x.name, *index)``: an expression array's name is its
     expression's, which lowering may not give its keys (a concatenate of rechunks lowers to
