@@ -449,7 +449,8 @@ def elemwise(op, *args) -> da.Array:
     (dtype('float32'), [2.0, 2.0, 2.0, 2.0])
     """
     scalars = [not isinstance(a, da.Array) for a in args]
-    if not query_planning() or not any(scalars) or not all(map(np.isscalar, _scalars(args))):
+    plain = all(np.isscalar(a) for a, s in zip(args, scalars, strict=True) if s)
+    if not query_planning() or not any(scalars) or not plain:
         return op(*args)
     ndim = max(a.ndim for a in args if isinstance(a, da.Array))
     values = [
@@ -464,10 +465,6 @@ def elemwise(op, *args) -> da.Array:
     first = next(a for a in args if isinstance(a, da.Array))
     meta = meta_from_array(first, ndim=ndim, dtype=dtype)
     return da.blockwise(op, tuple(range(ndim))[::-1], *pairs, dtype=dtype, meta=meta)
-
-
-def _scalars(args) -> list:
-    return [a for a in args if not isinstance(a, da.Array)]
 
 
 def keyed(array: da.Array) -> da.Array:
