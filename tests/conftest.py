@@ -577,11 +577,12 @@ def slow_blocks(x: da.Array, marks: Path, delay: float) -> da.Array:
     """``x`` with each block held back ``delay`` s; a block leaves ``marks/<pid>`` when it starts.
 
     The file tells the test which worker process is busy, so it can kill that
-    process while the task runs.
+    process while the task runs; it lists the blocks that process held back.
     """
 
-    def hold(block):
-        (marks / str(os.getpid())).touch()
+    def hold(block, block_info=None):
+        with (marks / str(os.getpid())).open("a") as mark:
+            mark.write(f"{block_info[0]['chunk-location'] if block_info else '?'}\n")
         time.sleep(delay)
         return block
 
@@ -615,8 +616,8 @@ class Killer(threading.Thread):
         """Wait ``timeout`` s for the kill; fail naming the processes whose blocks did mark."""
         self.join(timeout)
         assert not self.is_alive(), (
-            f"no slow block marked process {self.pid}; the marks are of processes "
-            f"{sorted(path.name for path in self.marks.iterdir())}"
+            f"no slow block marked process {self.pid}; the blocks each process held back: "
+            f"{ {path.name: path.read_text().splitlines() for path in self.marks.iterdir()} }"
         )
 
 
